@@ -1,0 +1,125 @@
+"""Check `autoregressive_generate`: greedy output against the reference loop, end tokens,
+``max_gen_len``, what the cache is fed, and the exact law of sampled sequences."""
+from pathlib import Path
+
+from grader import laws, stats, tiny
+from grader.harness import CheckRun
+from grader.recording import RecordingModel
+from solutions import sampling
+from solutions.autoregressive import autoregressive_generate as reference_generate
+
+NO_EOS = 10**6  # an end token the tiny models can never produce
+LAW_DRAWS = 600
+LAW_LENGTH = 3
+LAW_CASES = [  # (processor, prompt, use_cache); the tiny models' eos (1) ends sequences early
+    (sampling.MultinomialProcessor(temperature=1.0), [0], False),
+    (sampling.MultinomialProcessor(temperature=0.6), [2, 3, 4, 5], True),
+    (sampling.TopKProcessor(temperature=1.0, top_k=3), [3], True),
+    (sampling.NucleusProcessor(temperature=1.0, top_p=0.8), [4, 2], False),
+]
+
+
+def run(check: CheckRun) -> None:
+    generate = check.function("autoregressive_generate")
+    models = {"tiny Llama": tiny.tiny_llama(seed=11), "tiny GPT-2": tiny.tiny_gpt2(seed=12)}
+    for model_name, model in models.items():
+        for prompt in ([0], [2, 3, 4]):
+            for use_cache in (False, True):
+                check_greedy(check, generate, model, f"{model_name}, prompt {prompt}, "
+                             f"use_cache={use_cache}", prompt, use_cache)
+    check_end_tokens(check, generate, models["tiny Llama"])
+    for use_cache in (False, True):
+        check_forwards(check, generate, models["tiny GPT-2"], use_cache)
+    check_shipped_pair(check, generate)
+    for case in LAW_CASES:
+        check_law(check, generate, models["tiny Llama"], *case)
+
+
+def generated(check: CheckRun, generate, *args, what: str, **kwargs) -> list[int]:
+    ids = check.call(generate, *args, what=what, **kwargs)
+    if not (isinstance(ids, list) and all(isinstance(i, int) for i in ids)):
+        check.fail("return type", f"returned {type(ids).__name__} {str(ids)[:80]} {what}; "
+                   "expected a list of Python ints (the generated ids, prompt excluded); "
+                   "`tensor.tolist()` gives one")
+    return ids
+
+
+def check_greedy(check, generate, model, label, prompt, use_cache):
+    expected = reference_generate(prompt, model, max_gen_len=8, eos_tokens_id=NO_EOS)
+    ids = generated(check, generate, prompt, model, max_gen_len=8, eos_tokens_id=NO_EOS,
+                    use_cache=use_cache, what=f"({label})")
+    check.require(f"greedy output ({label})", ids == expected,
+                  f"gave {ids}; greedy decoding gives {expected}",
+                  "take the logits of the last position, logits[0, -1], at every step, append "
+                  "the chosen token, and return only the new tokens; with the cache, feed the "
+                  "tokens the model has not seen yet")
+
+
+def check_end_tokens(check, generate, model):
+    free = reference_generate([5], model, max_gen_len=10, eos_tokens_id=NO_EOS)
+    firsts = sorted({t: i for i, t in reversed(list(enumerate(free)))}.items(), key=lambda x: x[1])
+    (early, i), (late, j) = firsts[0], firsts[-1]  # two tokens and their first positions, i < j
+    ids = generated(check, generate, [5], model, max_gen_len=10, eos_tokens_id=late,
+                    what=f"(eos_tokens_id={late})")
+    check.require("end token (int)", ids == free[: j + 1],
+                  f"with eos_tokens_id={late} gave {ids}; expected {free[: j + 1]}",
+                  "stop right after the first end token and include it in the output")
+    ids = generated(check, generate, [5], model, max_gen_len=10, eos_tokens_id=[late, early],
+                    what=f"(eos_tokens_id=[{late}, {early}])")
+    check.require("end tokens (list)", ids == free[: i + 1],
+                  f"with eos_tokens_id=[{late}, {early}] gave {ids}; expected {free[: i + 1]}",
+                  "with a list, stop at whichever end token comes first in the text, not at "
+                  "the first one listed")
+    for length in (1, 10):
+        ids = generated(check, generate, [5], model, max_gen_len=length, eos_tokens_id=NO_EOS,
+                        what=f"(max_gen_len={length})")
+        check.require(f"max_gen_len={length}", len(ids) == length,
+                      f"gave {len(ids)} tokens; expected exactly {length} when no end token comes")
+
+
+def check_forwards(check, generate, model, use_cache):
+    recorder = RecordingModel(model)
+    prompt = [2, 3, 4]
+    generated(check, generate, prompt, recorder, max_gen_len=5, eos_tokens_id=NO_EOS,
+              use_cache=use_cache, what=f"(use_cache={use_cache})")
+    fed = [(f.fed, f.cached) for f in recorder.forwards]
+    if use_cache:
+        expected = [(len(prompt), 0)] + [(1, len(prompt) + k) for k in range(4)]
+        hint = ("with the cache, the first forward takes the prompt and every later one only the "
+                "token just generated; the cache holds the rest")
+    else:
+        expected = [(len(prompt) + k, 0) for k in range(5)]
+        hint = "without the cache, every forward takes the whole sequence so far"
+    check.require(f"forwards with use_cache={use_cache}", fed == expected,
+                  f"(tokens fed, tokens cached) per forward were {fed}; expected {expected}", hint)
+
+
+def check_shipped_pair(check, generate):
+    from grader.models import SHIPPED_TARGET, load_model
+
+    if not Path(SHIPPED_TARGET).is_dir():
+        return
+    from transformers import AutoTokenizer
+
+    target = load_model(SHIPPED_TARGET, device="cpu")
+    tokenizer = AutoTokenizer.from_pretrained(SHIPPED_TARGET)
+    prompt = tokenizer("def read_config(path):\n")["input_ids"]
+    expected = reference_generate(prompt, target, max_gen_len=16, use_cache=True)
+    ids = generated(check, generate, prompt, target, max_gen_len=16, use_cache=True,
+                    what="(the shipped target, greedy, use_cache=True)")
+    check.require("greedy output (shipped target)", ids == expected,
+                  f"gave {ids}; greedy decoding gives {expected}")
+
+
+def check_law(check, generate, model, processor, prompt, use_cache):
+    label = f"{processor!r}, prompt {prompt}, use_cache={use_cache}"
+    law = laws.sequence_law(model, prompt, LAW_LENGTH, processor, [1])
+    check.seed_everything(label)
+    samples = [tuple(generated(check, generate, prompt, model, max_gen_len=LAW_LENGTH,
+                               logits_processor=processor, eos_tokens_id=1,
+                               use_cache=use_cache, what=f"({label})"))
+               for _ in range(LAW_DRAWS)]
+    check.test(f"law of the first {LAW_LENGTH} tokens ({label})",
+               stats.goodness_of_fit(samples, law, "sequence"),
+               "sample each token from logits_processor(logits of the last position) with "
+               "logits_processor.sample, and stop right after an end token")

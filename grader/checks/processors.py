@@ -1,0 +1,107 @@
+"""Check `processors`: exact distributions against the reference, edge cases, and a χ²
+test that ``sample`` draws from the distribution it is given."""
+import torch
+
+from grader import stats
+from grader.harness import CheckRun
+from solutions import sampling as reference
+
+VOCAB = 10
+SAMPLE_DRAWS = 3000
+
+CONFIGS = [
+    ("GreedyProcessor", {}),
+    ("MultinomialProcessor", {"temperature": 1.0}),
+    ("MultinomialProcessor", {"temperature": 0.5}),
+    ("MultinomialProcessor", {"temperature": 2.0}),
+    ("TopKProcessor", {"temperature": 1.0, "top_k": 3}),
+    ("TopKProcessor", {"temperature": 0.7, "top_k": 1}),
+    ("TopKProcessor", {"temperature": 1.0, "top_k": VOCAB + 5}),
+    ("NucleusProcessor", {"temperature": 1.0, "top_p": 0.5}),
+    ("NucleusProcessor", {"temperature": 1.3, "top_p": 0.9}),
+    ("NucleusProcessor", {"temperature": 1.0, "top_p": 1.0}),
+    ("NucleusProcessor", {"temperature": 1.0, "top_p": 1e-6}),
+    ("TopKNucleusProcessor", {"temperature": 1.0, "top_k": 4, "top_p": 0.8}),
+]
+
+HINTS = {
+    "GreedyProcessor": "greedy must give a one-hot distribution on the argmax, not a softmax: "
+                       "greedy speculative decoding is exact only if greedy is a point mass.",
+    "MultinomialProcessor": "divide the logits by the temperature, then take the softmax.",
+    "TopKProcessor": "keep the top_k largest logits (with every token tied with the k-th), set "
+                     "the others to -inf, then softmax; top_k >= V keeps everything.",
+    "NucleusProcessor": "keep the token that crosses top_p: token i stays iff the mass of the "
+                        "tokens strictly more likely than i is below top_p; then renormalise.",
+    "TopKNucleusProcessor": "apply top-k first, then top-p to what is left.",
+}
+
+
+def test_logits() -> torch.Tensor:
+    """[5, VOCAB] float64 logits: two random rows and three rows with ties that matter."""
+    generator = torch.Generator().manual_seed(1234)
+    rows = torch.randn(5, VOCAB, generator=generator, dtype=torch.float64) * 1.5
+    rows[2] = torch.tensor([3.0, 3.0, 1.0, 0.5, 0.0, -1.0, -1.0, -2.0, -3.0, -4.0])  # tied argmax
+    rows[3] = torch.tensor([2.0, 1.0, 1.0, 1.0, 0.0, 0.0, -1.0, -2.0, -2.0, -5.0])  # tie at k = 3
+    rows[4] = torch.log(torch.tensor([0.3, 0.2, 0.2, 0.1, 0.1, 0.04, 0.03, 0.02, 0.005, 0.005],
+                                     dtype=torch.float64))  # a tie crosses top_p = 0.5
+    return rows
+
+
+def run(check: CheckRun) -> None:
+    logits = test_logits()
+    for name, kwargs in CONFIGS:
+        learner_class = check.function(name)
+        label = f"{name}({', '.join(f'{k}={v}' for k, v in kwargs.items())})"
+        processor = check.call(learner_class, what=f"constructing {label}", **kwargs)
+        expected = getattr(reference, name)(**kwargs)(logits)
+        probs = check.call(processor, logits, what=f"as {label}(logits [5, {VOCAB}])")
+        check_distribution(check, label, probs, expected, HINTS[name])
+        check_sampling(check, label, processor, expected[0], name == "GreedyProcessor")
+
+
+def check_distribution(check: CheckRun, label: str, probs, expected: torch.Tensor, hint: str):
+    if not isinstance(probs, torch.Tensor):
+        check.fail(f"{label} output type", f"returned {type(probs).__name__}; expected a tensor "
+                   f"of probabilities with the shape of the logits {tuple(expected.shape)}")
+    if probs.shape != expected.shape:
+        check.fail(f"{label} output shape", f"returned shape {tuple(probs.shape)}; expected "
+                   f"{tuple(expected.shape)} (one distribution per row, over the last dim)")
+    if not probs.is_floating_point() or not torch.isfinite(probs).all():
+        check.fail(f"{label} output values", f"returned dtype {probs.dtype} with "
+                   f"{(~torch.isfinite(probs.double())).sum().item()} NaN/inf entries; expected "
+                   "finite floating-point probabilities", hint)
+    probs = probs.detach().to(torch.float64)
+    sums = probs.sum(-1)
+    if not torch.allclose(sums, torch.ones_like(sums), atol=1e-5):
+        check.fail(f"{label} normalisation", f"rows sum to {[round(s, 4) for s in sums.tolist()]}; "
+                   "every row must sum to 1", hint)
+    error = (probs - expected).abs()
+    rows = [["row", "token", "yours", "expected"]]
+    for flat in error.flatten().argsort(descending=True)[:5].tolist():
+        r, t = divmod(flat, expected.shape[-1])
+        if error[r, t] > 1e-5:
+            rows.append([str(r), str(t), f"{probs[r, t]:.4f}", f"{expected[r, t]:.4f}"])
+    check.require(f"{label} distribution", len(rows) == 1,
+                  f"differs from the exact distribution by up to {error.max():.4f}", hint, rows)
+
+
+def check_sampling(check: CheckRun, label: str, processor, probs: torch.Tensor, greedy: bool):
+    check.seed_everything(label)
+    batch = probs.expand(SAMPLE_DRAWS, -1).clone()
+    tokens = check.call(processor.sample, batch, what=f"on probs [{SAMPLE_DRAWS}, {VOCAB}]")
+    if not isinstance(tokens, torch.Tensor) or tokens.is_floating_point():
+        check.fail(f"{label}.sample output", f"returned {type(tokens).__name__} "
+                   f"{getattr(tokens, 'dtype', '')}; expected a LongTensor of token ids")
+    if tokens.shape not in (torch.Size([SAMPLE_DRAWS]), torch.Size([SAMPLE_DRAWS, 1])):
+        check.fail(f"{label}.sample output shape", f"returned shape {tuple(tokens.shape)} for probs "
+                   f"[{SAMPLE_DRAWS}, {VOCAB}]; expected [{SAMPLE_DRAWS}] (one id per row)")
+    draws = tokens.reshape(-1).tolist()
+    if greedy:
+        best = int(probs.argmax())
+        check.require(f"{label}.sample", all(t == best for t in draws),
+                      f"drew tokens other than the argmax {best}", HINTS["GreedyProcessor"])
+        return
+    law = {i: p for i, p in enumerate(probs.tolist()) if p > 0}
+    check.test(f"{label}.sample", stats.goodness_of_fit(draws, law, "token"),
+               "sample must draw token i with probability probs[..., i] (torch.multinomial, or "
+               "the exponential race argmax(probs / Exp(1))), independently for every row.")

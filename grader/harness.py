@@ -1,0 +1,200 @@
+"""Runs one check in the current process: calls the learner's code, records findings.
+
+A check module defines ``run(check: CheckRun)``. It takes the learner's functions with
+``check.function(name)``, calls them through ``check.call``, and records each property
+with ``check.require`` (deterministic) or ``check.test`` (a p-value; Holm-corrected
+across the check at the end). Learner misbehaviour inside ``call`` (an exception, a stub,
+``sys.exit``, a changed input) ends the check with a one-paragraph diagnosis.
+"""
+import hashlib
+import random
+import time
+import traceback
+from types import ModuleType
+
+import numpy as np
+import torch
+
+from grader import implementation, stats
+from grader.exercises import Exercise
+from grader.verdict import ERROR, FAILED, NOT_DEFINED, NOT_STARTED, PASSED, Finding, Verdict
+
+FAMILY_ERROR_RATE = 1e-3  # a correct implementation fails a check with at most this probability
+
+
+class Stop(Exception):
+    """Ends a check early with a verdict (the learner's code cannot go on being tested)."""
+
+    def __init__(self, status: str, summary: str, finding: Finding | None = None, tb: str = ""):
+        super().__init__(summary)
+        self.status, self.summary, self.finding, self.tb = status, summary, finding, tb
+
+
+class CheckRun:
+    def __init__(self, exercise: Exercise, module: ModuleType, seed: int):
+        self.exercise, self.module, self.seed = exercise, module, seed
+        self.findings: list[Finding] = []
+        self.tests: list[tuple[Finding, float]] = []
+        self.properties = 0
+
+    # --- the learner's code -------------------------------------------------------
+    def function(self, name: str):
+        value = getattr(self.module, name, None)
+        if value is None:
+            raise Stop(NOT_DEFINED, f"`{name}` is not defined in {self.module.__name__}; "
+                                    f"the exercise {self.exercise.id} needs it.")
+        return value
+
+    def call(self, fn, *args, what: str = "", **kwargs):
+        """``fn(*args, **kwargs)``; any misbehaviour becomes a Stop with a diagnosis."""
+        name = getattr(fn, "__qualname__", getattr(fn, "__name__", repr(fn)))
+        where = f" {what}" if what else ""
+        before = _snapshot((args, kwargs))
+        try:
+            result = fn(*args, **kwargs)
+        except NotImplementedError:
+            raise Stop(NOT_STARTED, f"`{name}` still raises NotImplementedError: "
+                                    f"write it, then check again.") from None
+        except (SystemExit, KeyboardInterrupt) as exc:
+            raise Stop(ERROR, f"`{name}` raised {type(exc).__name__}{where}; "
+                              "an exercise must return its result, never end the program.",
+                       tb=traceback.format_exc()) from None
+        except RecursionError:
+            raise Stop(ERROR, f"`{name}` recursed without end (RecursionError){where}.",
+                       tb=traceback.format_exc()) from None
+        except MemoryError:
+            raise Stop(ERROR, f"`{name}` ran out of memory (MemoryError){where}; look for a "
+                              "tensor or list that grows with every step.",
+                       tb=traceback.format_exc()) from None
+        except Exception as exc:
+            frame = _learner_frame(exc)
+            raise Stop(ERROR, f"`{name}` raised {type(exc).__name__}: {exc}{where}{frame}. "
+                              "Run with -v for the traceback.", tb=traceback.format_exc()) from None
+        if not _same(before, (args, kwargs)):
+            raise Stop(FAILED, f"`{name}` changed one of its input tensors{where}. The caller "
+                               "still uses them afterwards (the same distributions are reused to "
+                               "verify and to resample), so an exercise must not write into its "
+                               "inputs: work on a copy, or use out-of-place operations.")
+        return result
+
+    # --- properties ----------------------------------------------------------------
+    def require(self, prop: str, ok: bool, message: str, hint: str = "", table=None):
+        """A deterministic property: record a finding if ``ok`` is false."""
+        self.properties += 1
+        if not ok:
+            self.findings.append(Finding(prop, message, hint, table))
+        return ok
+
+    def fail(self, prop: str, message: str, hint: str = "", table=None):
+        """Stop the check now: later properties depend on this one."""
+        raise Stop(FAILED, f"{prop}: {message}", Finding(prop, message, hint, table))
+
+    def test(self, prop: str, result: "stats.TestResult", hint: str = ""):
+        """A statistical property. Impossible outcomes fail at once; p-values are
+        Holm-corrected across the check when it ends."""
+        self.properties += 1
+        finding = Finding(prop, result.message, hint, result.table, result.statistic,
+                          result.p_value, result.draws)
+        if result.impossible:
+            self.findings.append(finding)
+        else:
+            self.tests.append((finding, result.p_value))
+
+    # --- randomness ----------------------------------------------------------------
+    def generator(self, *key) -> torch.Generator:
+        return torch.Generator().manual_seed(self._derive(key))
+
+    def seed_everything(self, *key) -> None:
+        """Seed the global generators the learner's code may draw from."""
+        derived = self._derive(key)
+        torch.manual_seed(derived)
+        random.seed(derived)
+        np.random.seed(derived % 2**32)
+
+    def _derive(self, key) -> int:
+        text = repr((self.exercise.id, self.seed) + tuple(key)).encode()
+        return int.from_bytes(hashlib.sha256(text).digest()[:8], "little") % 2**63
+
+    # --- the verdict ---------------------------------------------------------------
+    def verdict(self) -> Verdict:
+        rejected = stats.holm([p for _, p in self.tests], FAMILY_ERROR_RATE)
+        findings = self.findings + [f for (f, _), r in zip(self.tests, rejected) if r]
+        if findings:
+            names = ", ".join(dict.fromkeys(f.property for f in findings))
+            summary = f"{len(findings)} of {self.properties} properties failed: {names}."
+            return Verdict(self.exercise.id, FAILED, summary, self.seed, findings, self.properties)
+        summary = (f"all {self.properties} properties hold "
+                   f"({len(self.tests)} statistical tests at family error rate {FAMILY_ERROR_RATE:g}).")
+        return Verdict(self.exercise.id, PASSED, summary, self.seed, [], self.properties)
+
+
+def run_check(exercise: Exercise, impl: str, seed: int) -> Verdict:
+    """Import ``impl`` and run the exercise's check in this process."""
+    start = time.perf_counter()
+    try:
+        module = implementation.load(impl, exercise.module)
+    except SyntaxError as exc:
+        verdict = Verdict(exercise.id, ERROR, f"your code has a syntax error in {exc.filename}, "
+                          f"line {exc.lineno}: {exc.msg}. Fix it, then check again.", seed)
+    except Exception as exc:
+        frame = _learner_frame(exc)
+        verdict = Verdict(exercise.id, ERROR, f"importing `{impl}` failed with "
+                          f"{type(exc).__name__}: {exc}{frame}.", seed,
+                          traceback=traceback.format_exc())
+    else:
+        check_module = __import__(exercise.check, fromlist=["run"])
+        check = CheckRun(exercise, module, seed)
+        try:
+            check_module.run(check)
+            verdict = check.verdict()
+        except Stop as stop:
+            findings = [stop.finding] if stop.finding else []
+            verdict = Verdict(exercise.id, stop.status, stop.summary, seed, findings,
+                              check.properties, stop.tb)
+    verdict.seconds = time.perf_counter() - start
+    return verdict
+
+
+_OPAQUE = object()  # models, processors and other objects: not compared
+
+
+def _snapshot(value):
+    """A copy of the tensors, arrays, lists and numbers in ``value``, to compare after a call."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, (list, tuple)):
+        return type(value)(_snapshot(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _snapshot(v) for k, v in value.items()}
+    if isinstance(value, (int, float, str)):
+        return value
+    return _OPAQUE
+
+
+def _same(before, after) -> bool:
+    if before is _OPAQUE:
+        return True
+    if isinstance(before, torch.Tensor):
+        return (isinstance(after, torch.Tensor) and before.shape == after.shape
+                and torch.equal(before, after.detach()))
+    if isinstance(before, np.ndarray):
+        return isinstance(after, np.ndarray) and np.array_equal(before, after, equal_nan=True)
+    if isinstance(before, (list, tuple)):
+        return (isinstance(after, (list, tuple)) and len(before) == len(after)
+                and all(_same(x, y) for x, y in zip(before, after)))
+    if isinstance(before, dict):
+        return before.keys() == after.keys() and all(_same(before[k], after[k]) for k in before)
+    return before == after
+
+
+def _learner_frame(exc: BaseException) -> str:
+    """' (file.py, line N)' for the innermost frame outside torch, transformers and the grader."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    skip = ("/torch/", "/transformers/", "/grader/", "/numpy/", "/scipy/")
+    ours = [f for f in frames if not any(s in f.filename for s in skip)]
+    if not ours:
+        return ""
+    last = ours[-1]
+    return f" (at {last.filename.rsplit('/', 1)[-1]}, line {last.lineno}: `{last.line}`)"

@@ -1,0 +1,49 @@
+"""Find and import the implementation under test: `lessons`, `solutions`, a module or a file."""
+import hashlib
+import importlib
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+DEFAULT_IMPL = "lessons"
+
+
+def is_file(spec: str) -> bool:
+    return spec.endswith(".py") or Path(spec).is_file()
+
+
+def load(spec: str, module: str) -> ModuleType:
+    """Import the code that defines an exercise.
+
+    ``spec`` is a path to a ``.py`` file, a package (``lessons``, ``solutions``) whose
+    submodule ``module`` is imported alone, so that a syntax error in one lesson does not
+    hide the others, or any other dotted module name. A file is imported under a private
+    module name, so it never shadows the course's packages; it is only read, never written.
+    """
+    if is_file(spec):
+        path = Path(spec).resolve()
+        if not path.is_file():
+            raise FileNotFoundError(f"no implementation file at {spec!r}")
+        name = "learner_" + hashlib.sha1(str(path).encode()).hexdigest()[:12]
+        module_spec = importlib.util.spec_from_file_location(name, path)
+        imported = importlib.util.module_from_spec(module_spec)
+        sys.modules[name] = imported
+        module_spec.loader.exec_module(imported)
+        return imported
+    package = importlib.import_module(spec)
+    if hasattr(package, "__path__"):
+        return importlib.import_module(f"{spec}.{module}")
+    return package
+
+
+def source_file(spec: str, module: str) -> Path | None:
+    """The file whose contents decide the verdict (for progress records), if there is one."""
+    if is_file(spec):
+        return Path(spec).resolve()
+    found = importlib.util.find_spec(spec)
+    if found is None:
+        return None
+    if found.submodule_search_locations:
+        return Path(found.submodule_search_locations[0]) / f"{module}.py"
+    return Path(found.origin) if found.origin else None

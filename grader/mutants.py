@@ -1,0 +1,51 @@
+"""Mutants: the reference with one known bug, to prove that a check catches it.
+
+A mutant is a small file in ``tests/mutants/``::
+
+    \"\"\"What the bug is, in one line.\"\"\"
+    EXERCISE = "processors"        # the check that must fail
+    MODULE = "sampling"            # the solutions module it patches
+    PATCHES = [("old text", "new text")]
+
+``build`` applies the patches to ``solutions/<MODULE>.py`` (each old text must occur
+exactly once) and writes the result to a new file, which ``--impl`` can check.
+"""
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+SOLUTIONS = Path(__file__).resolve().parent.parent / "solutions"
+
+
+@dataclass
+class Mutant:
+    name: str
+    description: str
+    exercise: str
+    module: str
+    patches: list[tuple[str, str]]
+
+
+def load(path: Path) -> Mutant:
+    spec = importlib.util.spec_from_file_location(f"mutant_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return Mutant(path.stem, (module.__doc__ or "").strip(), module.EXERCISE, module.MODULE,
+                  list(module.PATCHES))
+
+
+def build(mutant: Mutant, directory: Path) -> Path:
+    source = (SOLUTIONS / f"{mutant.module}.py").read_text()
+    for old, new in mutant.patches:
+        count = source.count(old)
+        if count != 1:
+            raise ValueError(f"mutant {mutant.name}: {old!r} occurs {count} times in "
+                             f"solutions/{mutant.module}.py; it must occur exactly once")
+        source = source.replace(old, new)
+    path = directory / f"{mutant.name}.py"
+    path.write_text(source)
+    return path
+
+
+def all_mutants(folder: Path) -> list[Mutant]:
+    return [load(p) for p in sorted(folder.glob("*.py")) if not p.name.startswith("_")]

@@ -1,0 +1,42 @@
+"""``check("<exercise>")`` for notebooks: the same isolated check as `grader check`.
+
+The learner's code is read from disk in a child process, so a stale kernel never gives
+a false verdict. The text printed is deterministic (no timings), so nbval can compare it.
+"""
+import os
+
+from grader import exercises, progress
+from grader.isolation import DEFAULT_TIMEOUT, run_isolated
+from grader.verdict import Verdict, format_html, format_text
+
+IMPL_VARIABLE = "COURSE_IMPL"  # set to "solutions" to run the notebooks on the reference
+
+
+def current_impl() -> str:
+    return os.environ.get(IMPL_VARIABLE, "lessons")
+
+
+class CheckResult:
+    """Verdicts that print as text and show as coloured HTML in Jupyter."""
+
+    def __init__(self, verdicts: list[Verdict]):
+        self.verdicts = verdicts
+
+    @property
+    def passed(self) -> bool:
+        return all(v.passed for v in self.verdicts)
+
+    def __repr__(self) -> str:
+        return "\n".join(format_text(v, timing=False) for v in self.verdicts)
+
+    def _repr_html_(self) -> str:
+        return "".join(format_html(v) for v in self.verdicts)
+
+
+def check(*exercise_ids: str, impl: str | None = None, seed: int = 0,
+          timeout: float = DEFAULT_TIMEOUT) -> CheckResult:
+    impl = impl or current_impl()
+    selected = [exercises.get(e) for e in exercise_ids] or [e for e in exercises.EXERCISES if e.check]
+    verdicts = list(run_isolated([e.id for e in selected], impl, seed, timeout))
+    progress.record(verdicts, impl, exercises.BY_ID)
+    return CheckResult(verdicts)

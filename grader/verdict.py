@@ -1,0 +1,99 @@
+"""What a check concludes, and how it is shown: plain text, JSON and HTML."""
+import html
+import json
+from dataclasses import asdict, dataclass, field
+
+PASSED = "passed"
+FAILED = "failed"
+NOT_STARTED = "not started"
+NOT_DEFINED = "not defined"
+ERROR = "error"  # the learner's code raised, hung, crashed or would not import
+COMING = "coming"
+
+SYMBOLS = {PASSED: "✔", FAILED: "✘", NOT_STARTED: "·", NOT_DEFINED: "?", ERROR: "✘", COMING: "…"}
+COLOURS = {PASSED: "#1a7f37", FAILED: "#cf222e", ERROR: "#cf222e", NOT_STARTED: "#6e7781",
+           NOT_DEFINED: "#9a6700", COMING: "#6e7781"}
+SHOWN_FINDINGS = 3
+
+
+@dataclass
+class Finding:
+    """One property that failed: what, by how much, and the bug it usually means."""
+
+    property: str
+    message: str
+    hint: str = ""
+    table: list[list[str]] | None = None  # header row first
+    statistic: float | None = None
+    p_value: float | None = None
+    draws: int | None = None
+
+
+@dataclass
+class Verdict:
+    exercise: str
+    status: str
+    summary: str
+    seed: int
+    findings: list[Finding] = field(default_factory=list)
+    properties: int = 0  # how many properties were checked
+    traceback: str = ""
+    output: str = ""  # what the learner's code printed, truncated
+    seconds: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        return self.status == PASSED
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Verdict":
+        findings = [Finding(**f) for f in data.pop("findings", [])]
+        return cls(findings=findings, **data)
+
+
+def format_table(table: list[list[str]]) -> str:
+    widths = [max(len(str(row[i])) for row in table) for i in range(len(table[0]))]
+    lines = ["  ".join(str(cell).rjust(w) for cell, w in zip(row, widths)) for row in table]
+    return "\n".join("      " + line for line in lines)
+
+
+def format_text(verdict: Verdict, verbose: bool = False, timing: bool = True) -> str:
+    """A deterministic block of text (nbval compares it when ``timing`` is False)."""
+    head = f"{SYMBOLS[verdict.status]} {verdict.exercise}: {verdict.status}"
+    if timing and verdict.seconds:
+        head += f" ({verdict.seconds:.1f}s)"
+    lines = [head, f"  {verdict.summary}"]
+    findings = verdict.findings if verbose else verdict.findings[:SHOWN_FINDINGS]
+    for finding in findings:
+        lines.append(f"  - {finding.property}: {finding.message}")
+        if finding.p_value is not None:
+            lines.append(f"    statistic {finding.statistic:.4g}, p-value {finding.p_value:.3g}, "
+                         f"{finding.draws} draws, seed {verdict.seed}")
+        if finding.table:
+            lines.append(format_table(finding.table))
+        if finding.hint:
+            lines.append(f"    hint: {finding.hint}")
+    hidden = len(verdict.findings) - len(findings)
+    if hidden:
+        lines.append(f"  (+{hidden} more; -v shows all)")
+    if verdict.output:
+        lines.append("  your code printed:")
+        lines.extend("    | " + line for line in verdict.output.splitlines())
+    if verbose and verdict.traceback:
+        lines.append(verdict.traceback.rstrip())
+    return "\n".join(lines)
+
+
+def format_html(verdict: Verdict, verbose: bool = False) -> str:
+    colour = COLOURS[verdict.status]
+    body = html.escape(format_text(verdict, verbose, timing=False))
+    return (f'<pre style="border-left: 4px solid {colour}; padding-left: 8px; color: {colour}">'
+            f"{body}</pre>")
+
+
+def to_json(verdicts: list[Verdict]) -> str:
+    return json.dumps({"passed": all(v.passed for v in verdicts),
+                       "checks": [v.to_dict() for v in verdicts]})

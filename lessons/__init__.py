@@ -1,0 +1,20 @@
+"""Your implementation of the course's exercises (same names as ``solutions``).
+
+Each name is imported from its lesson's module on first use (``from lessons import
+max_fn``), so a lesson you are still writing never stops the others from importing.
+"""
+import importlib
+
+_MODULES = {
+    "LogitsProcessor": "sampling", "GreedyProcessor": "sampling",
+    "MultinomialProcessor": "sampling", "TopKProcessor": "sampling",
+    "NucleusProcessor": "sampling", "TopKNucleusProcessor": "sampling",
+    "autoregressive_generate": "autoregressive",
+}
+__all__ = list(_MODULES)
+
+
+def __getattr__(name):
+    if name not in _MODULES:
+        raise AttributeError(f"module 'lessons' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"lessons.{_MODULES[name]}"), name)

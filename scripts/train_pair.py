@@ -1,0 +1,173 @@
+"""Train the course's shipped target/drafter pair on the Python standard library's source.
+
+The corpus is the ``.py`` files of the running interpreter's standard library (test
+suites and IDLE left out), so every machine has it offline. Steps:
+
+1. a byte-level BPE tokenizer (``tokenizers``), saved as a transformers tokenizer with
+   ``<pad>`` = 0, ``</s>`` = 1 (end of text) and ``<s>`` = 2, matching the course's
+   default ``pad_token_id=0`` and ``eos_tokens_id=1``;
+2. the target: a deep, narrow Llama trained with cross-entropy;
+3. the drafter: a one-layer Llama that starts from the target's embeddings and is
+   distilled from the target's next-token distributions (forward KL).
+
+Both are written with ``save_pretrained`` (safetensors, float32) into ``--out``.
+One file in fifty is held out; ``scripts/measure_pair.py`` reports on it.
+
+    python scripts/train_pair.py --out grader/shipped
+"""
+import argparse
+import math
+import sysconfig
+import time
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+SPECIAL_TOKENS = ["<pad>", "</s>", "<s>"]
+HELD_OUT_EVERY = 50
+
+
+def corpus_files() -> tuple[list[Path], list[Path]]:
+    """The standard library's source files, split into (train, held_out)."""
+    root = Path(sysconfig.get_paths()["stdlib"])
+    skip = {"site-packages", "test", "tests", "idlelib"}
+    files = sorted(f for f in root.rglob("*.py") if not skip & set(f.relative_to(root).parts))
+    held_out = files[::HELD_OUT_EVERY]
+    train = [f for i, f in enumerate(files) if i % HELD_OUT_EVERY]
+    return train, held_out
+
+
+def read(path: Path) -> str:
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
+def train_tokenizer(files: list[Path], vocab_size: int) -> PreTrainedTokenizerFast:
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=SPECIAL_TOKENS,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
+    tok.train_from_iterator((read(f) for f in files), trainer=trainer)
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tok, pad_token="<pad>", eos_token="</s>", bos_token="<s>"
+    )
+
+
+def encode(files: list[Path], tokenizer) -> torch.Tensor:
+    """One long LongTensor [n_tokens]: every file's ids followed by ``</s>``."""
+    ids = tokenizer([read(f) for f in files])["input_ids"]
+    flat = [t for doc in ids for t in doc + [tokenizer.eos_token_id]]
+    return torch.tensor(flat, dtype=torch.long)
+
+
+def llama(vocab_size: int, layers: int, hidden: int, intermediate: int, heads: int):
+    config = LlamaConfig(
+        vocab_size=vocab_size,
+        hidden_size=hidden,
+        intermediate_size=intermediate,
+        num_hidden_layers=layers,
+        num_attention_heads=heads,
+        num_key_value_heads=heads,
+        max_position_embeddings=1024,
+        tie_word_embeddings=True,
+        pad_token_id=0,
+        eos_token_id=1,
+        bos_token_id=2,
+    )
+    return LlamaForCausalLM(config)
+
+
+def batches(tokens: torch.Tensor, batch: int, seq: int, gen: torch.Generator):
+    """Endless random windows: (inputs [batch, seq], labels [batch, seq])."""
+    while True:
+        starts = torch.randint(0, len(tokens) - seq - 1, (batch,), generator=gen)
+        window = torch.stack([tokens[s : s + seq + 1] for s in starts])
+        yield window[:, :-1], window[:, 1:]
+
+
+def lr_at(step: int, steps: int, peak: float, warmup: int = 100) -> float:
+    if step < warmup:
+        return peak * (step + 1) / warmup
+    return peak * 0.5 * (1 + math.cos(math.pi * (step - warmup) / max(1, steps - warmup)))
+
+
+def fit(model, loss_fn, data, steps: int, peak_lr: float, name: str):
+    """AdamW with warm-up and cosine decay, bf16 autocast; ``loss_fn(model, x, y)``."""
+    opt = torch.optim.AdamW(model.parameters(), lr=peak_lr, weight_decay=0.1, betas=(0.9, 0.95))
+    model.train()
+    start = time.time()
+    for step in range(steps):
+        x, y = next(data)
+        for group in opt.param_groups:
+            group["lr"] = lr_at(step, steps, peak_lr)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            loss = loss_fn(model, x, y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        if step % 100 == 0 or step == steps - 1:
+            print(f"{name} step {step}/{steps} loss {loss.item():.3f} ({time.time() - start:.0f}s)", flush=True)
+    model.eval()
+    return model
+
+
+def cross_entropy(model, x, y):
+    logits = model(x).logits
+    return F.cross_entropy(logits.float().flatten(0, 1), y.flatten())
+
+
+def distillation(target):
+    """Forward KL(p_target || q_drafter) per position, averaged."""
+
+    def loss(model, x, y):
+        with torch.no_grad():
+            p_log = F.log_softmax(target(x).logits.float(), dim=-1)
+        q_log = F.log_softmax(model(x).logits.float(), dim=-1)
+        return F.kl_div(q_log.flatten(0, 1), p_log.flatten(0, 1), log_target=True, reduction="batchmean")
+
+    return loss
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, default=Path("grader/shipped"))
+    parser.add_argument("--vocab-size", type=int, default=4096)
+    parser.add_argument("--target-steps", type=int, default=1500)
+    parser.add_argument("--drafter-steps", type=int, default=1000)
+    parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--seq", type=int, default=256)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    train_files, _ = corpus_files()
+    tokenizer = train_tokenizer(train_files, args.vocab_size)
+    tokens = encode(train_files, tokenizer)
+    print(f"{len(train_files)} training files, {len(tokens):,} tokens", flush=True)
+    gen = torch.Generator().manual_seed(args.seed)
+
+    target = llama(args.vocab_size, layers=12, hidden=128, intermediate=384, heads=4)
+    fit(target, cross_entropy, batches(tokens, args.batch, args.seq, gen), args.target_steps, 3e-3, "target")
+
+    drafter = llama(args.vocab_size, layers=1, hidden=128, intermediate=384, heads=4)
+    drafter.model.embed_tokens.weight.data.copy_(target.model.embed_tokens.weight.data)
+    data = batches(tokens, args.batch, args.seq, gen)
+    fit(drafter, distillation(target), data, args.drafter_steps, 3e-3, "drafter")
+
+    for name, model in (("target", target), ("drafter", drafter)):
+        model.save_pretrained(args.out / name)
+        tokenizer.save_pretrained(args.out / name)
+    print(f"saved to {args.out}")
+
+
+if __name__ == "__main__":
+    main()
