@@ -3,7 +3,9 @@
 The learner's code is read from disk in a child process, so a stale kernel never gives
 a false verdict. The text printed is deterministic (no timings), so nbval can compare it.
 """
+import importlib
 import os
+from types import ModuleType
 
 from grader import exercises, progress
 from grader.isolation import DEFAULT_TIMEOUT, run_isolated
@@ -14,6 +16,11 @@ IMPL_VARIABLE = "COURSE_IMPL"  # set to "solutions" to run the notebooks on the 
 
 def current_impl() -> str:
     return os.environ.get(IMPL_VARIABLE, "lessons")
+
+
+def course() -> ModuleType:
+    """The package the notebook's calls use: your ``lessons``, or ``solutions`` in CI."""
+    return importlib.import_module(current_impl())
 
 
 class CheckResult:
