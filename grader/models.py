@@ -9,6 +9,7 @@ from pathlib import Path
 
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
+from transformers.utils import logging as transformers_logging
 
 SHIPPED = Path(__file__).parent / "shipped"
 SHIPPED_TARGET = str(SHIPPED / "target")
@@ -22,6 +23,7 @@ def default_device() -> str:
 def load_model(name_or_path: str, device: str | None = None, dtype: torch.dtype | None = None):
     """A causal LM in eval mode on ``device`` (CUDA when there is one), in ``dtype``."""
     local = Path(name_or_path).is_dir()
+    transformers_logging.disable_progress_bar()  # keeps notebooks and the demo readable
     model = AutoModelForCausalLM.from_pretrained(name_or_path, dtype=dtype or "auto",
                                                  local_files_only=local)
     return model.to(device or default_device()).eval()

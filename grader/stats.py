@@ -49,6 +49,43 @@ def goodness_of_fit(samples, law: dict, what: str = "outcome", show=str) -> Test
     return TestResult(float(p_value), float(statistic), n, message, table)
 
 
+def conditional_goodness_of_fit(pairs, laws: dict, what: str = "outcome",
+                                given: str = "condition", show=str) -> TestResult:
+    """Pearson's χ² test that in each pair ``(condition, outcome)`` the outcome is a draw
+    from ``laws[condition]``, whatever the law of the conditions.
+
+    Given the conditions, each condition's outcomes are an independent multinomial
+    sample, so the strata's χ² statistics (each pooled as in ``goodness_of_fit``) and their
+    degrees of freedom add up. A pair whose condition has no law, or whose outcome has
+    probability 0 under it, is impossible and fails outright.
+    """
+    pairs = list(pairs)
+    counts = Counter(pairs)
+    n = len(pairs)
+    per_condition = Counter(c for c, _ in pairs)
+    joint = {(c, o): per_condition[c] * p / n for c in per_condition for o, p in laws.get(c, {}).items()}
+    impossible = sorted((pair for pair in counts if joint.get(pair, 0.0) <= 0.0), key=repr)
+    label = f"{what} given {given}"
+    table = _discrepancy_table(counts, joint, n, label, lambda pair: f"{show(pair[1])} | {pair[0]}")
+    if impossible:
+        shown = ", ".join(f"{show(o)} given {given} {c} ({counts[c, o]}x)" for c, o in impossible[:5])
+        return TestResult(0.0, math.inf, n, f"produced {what}s that have probability 0: {shown}",
+                          table, impossible)
+    statistic, dof = 0.0, 0
+    for condition, size in per_condition.items():
+        stratum = Counter({o: m for (c, o), m in counts.items() if c == condition})
+        observed, expected = _pooled(stratum, laws[condition], size)
+        if len(expected) > 1:
+            statistic += float(((observed - expected) ** 2 / expected).sum())
+            dof += len(expected) - 1
+    if dof == 0:
+        return TestResult(1.0, 0.0, n, f"only one possible {what} for every {given}")
+    p_value = float(scipy_stats.chi2.sf(statistic, dof))
+    message = (f"the {what}s do not follow their exact law given the {given} "
+               f"(χ² = {statistic:.1f} on {dof} degrees of freedom)")
+    return TestResult(p_value, statistic, n, message, table)
+
+
 def rate_test(successes: int, trials: int, expected_rate: float, what: str) -> TestResult:
     """Exact two-sided binomial test of an observed rate against its exact value."""
     if trials == 0:

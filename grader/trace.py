@@ -1,0 +1,131 @@
+"""Trace a speculative decoding run from what its two models were fed, whatever the code.
+
+Both models are wrapped so that every forward lands, in call order, in one shared log
+(role, tokens fed, tokens already cached). A round is the drafter forwards since the
+previous target forward (its ``k`` drafts) followed by one target forward, which sees
+the sequence up to the last draft: ``cached + fed = start + k``. Comparing the drafts
+the target was fed with the output tells which were accepted, and whether the round's
+last token was a correction or the bonus.
+"""
+import html
+from dataclasses import dataclass, field
+
+from grader.recording import Forward, RecordingModel
+
+KIND_COLOURS = {"accepted": "#b7e4c7", "correction": "#ffd6a5", "bonus": "#a0c4ff",
+                "target": "#e5e5e5", "rejected": "#ffadad"}
+KIND_MEANING = {"accepted": "draft accepted", "rejected": "draft rejected",
+                "correction": "correction (after a rejection)",
+                "bonus": "bonus (every draft accepted)", "target": "sampled by the target alone"}
+
+
+@dataclass
+class Call(Forward):
+    role: str = ""  # "drafter" or "target"
+    ids: list[int] = field(default_factory=list)  # the tokens fed
+
+
+class LoggedModel(RecordingModel):
+    """A RecordingModel that also appends each forward, with its tokens, to a shared log."""
+
+    def __init__(self, model, role: str, log: list[Call]):
+        super().__init__(model)
+        self.role, self.log = role, log
+
+    def __call__(self, input_ids=None, *args, **kwargs):
+        if input_ids is None:
+            input_ids = kwargs.pop("input_ids")
+        out = super().__call__(input_ids, *args, **kwargs)
+        last = self.forwards[-1]
+        self.log.append(Call(last.fed, last.cached, self.role, input_ids[0].tolist()))
+        return out
+
+
+@dataclass
+class Round:
+    start: int  # sequence length (prompt included) when the round began
+    drafts: list[int]  # the k tokens the drafter proposed
+    tokens: list[int]  # what the round added to the output
+    kinds: list[str]  # "accepted", "correction", "bonus" or "target", one per token
+    target_cached: int  # what the target's cache held at its forward (0 without a cache)
+    drafter_cached: int | None  # what the drafter's cache held at its first forward
+
+    @property
+    def accepted(self) -> int:
+        return self.kinds.count("accepted")
+
+
+def traced(generate, prompt: list[int], drafter, target, **kwargs):
+    """Run ``generate(prompt, drafter, target, **kwargs)``; returns (ids, rate, log)."""
+    log: list[Call] = []
+    ids, rate = generate(prompt, LoggedModel(drafter, "drafter", log),
+                         LoggedModel(target, "target", log), **kwargs)
+    return ids, rate, log
+
+
+def rounds(log: list[Call], prompt: list[int], ids: list[int]) -> list[Round]:
+    """The rounds of a run, from its log and its output ``ids`` (prompt excluded)."""
+    sequence = list(prompt) + list(ids)
+    found, drafter_calls = [], []
+    for call in log:
+        if call.role == "drafter":
+            drafter_calls.append(call)
+            continue
+        k = len(drafter_calls)
+        start = call.cached + call.fed - k
+        drafts = call.ids[len(call.ids) - k :] if k else []
+        drafter_cached = drafter_calls[0].cached if drafter_calls else None
+        found.append((start, drafts, call.cached, drafter_cached))
+        drafter_calls = []
+    result = []
+    for i, (start, drafts, target_cached, drafter_cached) in enumerate(found):
+        stop = found[i + 1][0] if i + 1 < len(found) else len(sequence)
+        tokens = sequence[start:stop]
+        result.append(Round(start, drafts, tokens, classify(tokens, drafts),
+                            target_cached, drafter_cached))
+    return result
+
+
+def classify(tokens: list[int], drafts: list[int]) -> list[str]:
+    """A token equal to the draft at its place is an accepted draft; the first one that
+    differs is the correction (an exact verifier never resamples the rejected draft: the
+    residual gives it no mass) and ends the round; one past every draft is the bonus."""
+    if not drafts:
+        return ["target"] * len(tokens)
+    kinds = []
+    for i, token in enumerate(tokens):
+        if i >= len(drafts):
+            kinds.append("bonus")
+        else:
+            kinds.append("accepted" if token == drafts[i] else "correction")
+    return kinds
+
+
+def acceptance_by_position(found: list[Round]) -> list[tuple[int, int]]:
+    """(accepted, reached) for each draft position: a position is reached when every
+    draft before it was accepted. Rounds cut short by an end token are left out."""
+    width = max((len(r.drafts) for r in found), default=0)
+    counts = [[0, 0] for _ in range(width)]
+    for r in found:
+        if r.tokens and len(r.tokens) == r.accepted + 1:  # ended by a correction or bonus
+            for i in range(min(r.accepted + 1, len(r.drafts))):
+                counts[i][1] += 1
+                counts[i][0] += i < r.accepted
+    return [tuple(c) for c in counts]
+
+
+def to_html(found: list[Round], decode, prompt_text: str = "") -> str:
+    """The output, each token coloured by its kind; rejected drafts struck through."""
+    def span(text: str, kind: str, strike: bool = False) -> str:
+        style = f"background:{KIND_COLOURS[kind]};" + ("text-decoration:line-through;" if strike else "")
+        return f'<span title="{KIND_MEANING[kind]}" style="{style}">{html.escape(text)}</span>'
+
+    parts = [html.escape(prompt_text)]
+    for r in found:
+        for i, (token, kind) in enumerate(zip(r.tokens, r.kinds)):
+            if kind == "correction":
+                parts.append(span(decode([r.drafts[i]]), "rejected", strike=True))
+            parts.append(span(decode([token]), kind))
+    legend = " ".join(span(KIND_MEANING[k], k, k == "rejected") for k in KIND_COLOURS)
+    return (f'<div style="font-family:monospace;white-space:pre-wrap;line-height:1.6">'
+            f'{"".join(parts)}</div><div style="margin-top:6px">{legend}</div>')

@@ -1,0 +1,82 @@
+"""Measure a target/drafter pair on held-out standard-library source (the model card's numbers).
+
+Teacher-forced over held-out windows: each model's cross-entropy, the acceptance rate
+α = E[Σ_x min(p(x), q(x))] at temperature 1, and greedy agreement (how often the two
+argmaxes coincide). Decode-step time: the median of one cached single-token forward.
+
+    python scripts/measure_pair.py                       # the shipped pair
+    python scripts/measure_pair.py --target DIR --drafter DIR
+"""
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+from transformers import DynamicCache
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from train_pair import corpus_files, encode  # noqa: E402  (the same held-out split)
+
+from grader.models import SHIPPED_DRAFTER, SHIPPED_TARGET, load_pair  # noqa: E402
+
+
+@torch.no_grad()
+def held_out_metrics(target, drafter, tokens: torch.Tensor, seq: int, windows: int) -> dict:
+    starts = torch.linspace(0, len(tokens) - seq - 2, windows).long()
+    batch = torch.stack([tokens[s : s + seq + 1] for s in starts])
+    x, y = batch[:, :-1], batch[:, 1:]
+    p_logits, q_logits = target(x).logits.float(), drafter(x).logits.float()
+    p, q = p_logits.softmax(-1), q_logits.softmax(-1)
+    return {
+        "target_loss": F.cross_entropy(p_logits.flatten(0, 1), y.flatten()).item(),
+        "drafter_loss": F.cross_entropy(q_logits.flatten(0, 1), y.flatten()).item(),
+        "alpha_t1": torch.minimum(p, q).sum(-1).mean().item(),
+        "greedy_agreement": (p.argmax(-1) == q.argmax(-1)).float().mean().item(),
+        "held_out_tokens": int(y.numel()),
+    }
+
+
+@torch.no_grad()
+def decode_step_ms(model, context: torch.Tensor, repeats: int = 200) -> float:
+    """Median time of one forward of one new token after ``context`` [1, n] is cached."""
+    cache = DynamicCache()
+    model(context, cache=cache, use_cache=True)
+    token = context[:, -1:]
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        model(token, cache=cache, use_cache=True)
+        times.append(time.perf_counter() - start)
+        cache.crop(-1)
+    return 1000 * statistics.median(times)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--target", default=SHIPPED_TARGET)
+    parser.add_argument("--drafter", default=SHIPPED_DRAFTER)
+    parser.add_argument("--windows", type=int, default=64)
+    parser.add_argument("--seq", type=int, default=256)
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    target, drafter, tokenizer = load_pair("cpu", target=args.target, drafter=args.drafter)
+    _, held_out = corpus_files()
+    tokens = encode(held_out, tokenizer)
+    results = held_out_metrics(target, drafter, tokens, args.seq, args.windows)
+    context = tokens[:128].unsqueeze(0)
+    results["target_step_ms"] = decode_step_ms(target, context)
+    results["drafter_step_ms"] = decode_step_ms(drafter, context)
+    results["cost_ratio_c"] = results["drafter_step_ms"] / results["target_step_ms"]
+    for name, model in (("target", target), ("drafter", drafter)):
+        results[f"{name}_parameters"] = sum(p.numel() for p in model.parameters())
+    results["torch_threads"] = args.threads
+    print(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
