@@ -92,3 +92,24 @@ def build_cases(draws: int) -> list[Case]:
         Case("greedy target (one-hot p), k=3", target_one_hot, dirichlet(rng, 3, 6, 1.0), draws),
         Case("a different family at every position, k=5", mixed_p, mixed_q, draws),
     ]
+
+
+def equal_distributions(rows: int = 5, vocab: int = 6) -> tuple[np.ndarray, np.ndarray]:
+    """``(p [rows, V], q [rows − 1, V])`` with ``q == p[:-1]``: every draft must be accepted."""
+    p = dirichlet(np.random.default_rng(CONSTRUCTION_SEED + 1), rows, vocab, 1.0)
+    return p, p[:-1].copy()
+
+
+def zero_target_rounds(rounds: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(p [4, 6], q [3, 6], drafts [rounds, 3])`` where every round must stop at 1.
+
+    ``p_0 == q_0``, so draft 0 is always accepted; draft 1 is a token that ``q_1`` proposes
+    and ``p_1`` gives probability 0, so it is never accepted.
+    """
+    vocab = 6
+    p = np.full((4, vocab), 1.0 / vocab)
+    p[1] = [0.0, 0.0, 0.0, 0.5, 0.3, 0.2]
+    q = p[:3].copy()
+    q[1] = [0.3, 0.3, 0.3, 0.05, 0.04, 0.01]
+    drafts = np.array([[i % vocab, i % 3, (7 * i) % vocab] for i in range(rounds)])
+    return p, q, drafts

@@ -33,5 +33,5 @@ def test_weights_stay_under_40_mb():
 
 def test_model_card_is_there():
     card = (SHIPPED / "MODEL_CARD.md").read_text()
-    for topic in ("held-out loss", "α", "greedy agreement", "license", "train_pair.py"):
+    for topic in ("held-out loss", "α", "greedy agreement", "License", "train_pair.py"):
         assert topic in card, topic

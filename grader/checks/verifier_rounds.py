@@ -33,15 +33,21 @@ CORRECTION_HINT = ("after the first rejection, at position i, draw the token fro
                    "norm(max(0, p_i − q_i)) of that same row, with a fresh random number. Drawing it "
                    "from p_i, from q_i − p_i, from another row, or with the uniform that decided the "
                    "rejection (it is conditioned to be ≥ p/q) gives this pattern.")
+EQUAL_HINT = ("min(1, p/q) = 1 when p == q: accept when u · q < p (or u < p/q) with u in [0, 1); "
+              "a test like u < p/q − ε, or a residual of zeros sampled anyway, rejects drafts it "
+              "must accept")
+ZERO_TARGET_MESSAGE = ("in these rounds draft 0 has p == q (always accepted) and draft 1 has p = 0 "
+                       "(never accepted), so every round must stop at position 1")
+ZERO_TARGET_HINT = ("accept iff u · q < p: with p = 0 this is never true, whereas u <= p/q accepts "
+                    "a p = 0 draft whenever u is 0")
 BONUS_HINT = ("when all k drafts are accepted, the bonus token comes from the last target row "
               "p_k (target_dists[k]), not from p_(k−1) and not from a residual.")
 
 
-def draw_drafts(check: CheckRun, case: Case, draws: int) -> torch.Tensor:
-    """``[draws, k]`` LongTensor: draft ``i`` of each round drawn from ``q_i``."""
-    q = torch.from_numpy(case.q)
-    generator = check.generator("drafts", case.name)
-    return torch.multinomial(q, draws, replacement=True, generator=generator).T.contiguous()
+def draw_drafts(check: CheckRun, q: np.ndarray, draws: int, *key) -> torch.Tensor:
+    """``[draws, k]`` LongTensor: draft ``i`` of each round drawn from ``q_i`` (``q`` ``[k, V]``)."""
+    generator = check.generator("drafts", *key)
+    return torch.multinomial(torch.from_numpy(q), draws, replacement=True, generator=generator).T
 
 
 def call_rounds(check: CheckRun, verify, drafts, arrange, *inputs, what: str, **keywords) -> list:

@@ -1,0 +1,266 @@
+"""Check `speculative_generate` (lesson 3, ``use_cache=False``); `kv_cache` reuses it.
+
+Deterministic properties under greedy decoding, where the output must equal target-only
+greedy decoding token for token: end tokens inside a draft, ``max_gen_len`` reached in
+the middle of a draft, a drafter identical to the target (every draft accepted), what
+each model is fed. Statistical properties against exact laws computed by enumeration
+through the tiny target: the law of the first L generated tokens (jointly, and token by
+token) under several processors, gammas, prompts and drafters, and the law of the number
+of accepted drafts, which fixes the acceptance rate.
+"""
+import copy
+import itertools
+from pathlib import Path
+
+import torch
+
+from grader import laws, stats, tiny
+from grader.harness import CheckRun
+from grader.trace import LoggedModel, traced
+from solutions import sampling
+from solutions.autoregressive import as_list, autoregressive_generate
+from solutions.speculative import speculative_generate as reference_generate
+
+NO_EOS = 10**6  # an end token the tiny models can never produce
+MODEL_SEED = 5
+GREEDY_LENGTH = 10
+GREEDY = sampling.GreedyProcessor()
+
+
+class Case:
+    """One sampled setting whose output law is known exactly."""
+
+    def __init__(self, processor, prompt, gamma, drafter, length, draws, first_target=True, eos=1):
+        self.processor, self.prompt, self.gamma, self.drafter = processor, prompt, gamma, drafter
+        self.length, self.draws, self.first_target, self.eos = length, draws, first_target, eos
+
+    def kwargs(self, use_cache: bool) -> dict:
+        return dict(gamma=self.gamma, logits_processor=self.processor, max_gen_len=self.length,
+                    eos_tokens_id=self.eos, use_cache=use_cache, first_target=self.first_target)
+
+    def __repr__(self) -> str:
+        return (f"{self.processor!r}, prompt {self.prompt}, gamma={self.gamma}, {self.drafter} "
+                f"drafter, max_gen_len={self.length}, first_target={self.first_target}")
+
+
+LAW_CASES = [
+    Case(sampling.MultinomialProcessor(temperature=1.0), [0], 1, "near", 4, 500),
+    Case(sampling.MultinomialProcessor(temperature=0.6), [2, 3, 4, 5], 2, "near", 4, 500),
+    Case(sampling.TopKProcessor(temperature=1.0, top_k=3), [3], 4, "near", 6, 400),
+    Case(sampling.NucleusProcessor(temperature=1.0, top_p=0.8), [4, 2], 2, "GPT-2", 4, 400),
+]
+# one round of exactly gamma drafts (first_target=False, room for gamma + 1 tokens, no end
+# token): the returned rate times gamma is the number of accepted drafts, whose law is exact
+ACCEPTANCE_CASE = Case(sampling.MultinomialProcessor(temperature=1.5), [5, 3], 4, "near", 5,
+                       500, first_target=False, eos=NO_EOS)
+
+
+def run(check: CheckRun) -> None:
+    generate = check.function("speculative_generate")
+    run_loop_checks(check, generate, *models(), use_cache=False)
+
+
+def run_loop_checks(check: CheckRun, generate, target, drafters: dict, use_cache: bool) -> None:
+    """Every property of the loop, with or without the cache."""
+    for name, drafter in drafters.items():
+        for prompt, gamma in (([0], 1), ([2, 3, 4], 2), ([5, 1], 4)):
+            check_greedy(check, generate, target, drafter, f"{name} drafter", prompt, gamma, use_cache)
+    check_same_model(check, generate, target, use_cache)
+    check_end_tokens(check, generate, target, use_cache)
+    check_max_gen_len(check, generate, target, drafters["near"], use_cache)
+    if not use_cache:
+        check_forwards(check, generate, target, drafters["near"])
+    check_shipped_pair(check, generate, use_cache)
+    check_acceptance(check, generate, target, drafters, ACCEPTANCE_CASE, use_cache)
+    for case in LAW_CASES:
+        check_law(check, generate, target, drafters, case, use_cache)
+
+
+def models():
+    """(target, {name: drafter}): a two-layer tiny Llama; a tiny GPT-2 that rarely agrees
+    with it; a noisy copy of the target that agrees with it about two times in three."""
+    target, gpt2 = tiny.tiny_pair(MODEL_SEED)
+    return target, {"near": noisy_copy(target, scale=0.4, seed=MODEL_SEED), "GPT-2": gpt2}
+
+
+def noisy_copy(model, scale: float, seed: int):
+    """``model`` with Gaussian noise of ``scale`` × each parameter's spread added."""
+    noisy = copy.deepcopy(model)
+    generator = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for param in noisy.parameters():
+            noise = torch.randn(param.shape, generator=generator, dtype=param.dtype)
+            param.add_(noise * scale * param.std())
+    return noisy
+
+
+def generated(check: CheckRun, generate, *args, what: str, **kwargs) -> tuple[list[int], float]:
+    """The learner's (ids, rate), after checking their types."""
+    result = check.call(generate, *args, what=what, **kwargs)
+    ids, rate = result if isinstance(result, tuple) and len(result) == 2 else (None, None)
+    if not (isinstance(ids, list) and all(isinstance(i, int) for i in ids)):
+        check.fail("return type", f"returned {type(result).__name__} {str(result)[:80]} {what}; "
+                   "expected a tuple (ids, acceptance_rate) whose ids are a list of Python ints "
+                   "(the generated ids, prompt excluded); `tensor.tolist()` gives one")
+    if not (isinstance(rate, (int, float)) and not isinstance(rate, bool) and 0 <= rate <= 1):
+        check.fail("acceptance rate", f"returned the acceptance rate {rate!r} {what}; expected a "
+                   "Python float in [0, 1]", "accepted drafts / drafted tokens, as a float; "
+                   "when nothing was drafted return 0.0 instead of dividing 0 by 0")
+    return ids, rate
+
+
+def check_greedy(check, generate, target, drafter, label, prompt, gamma, use_cache):
+    label = f"{label}, prompt {prompt}, gamma={gamma}"
+    expected = autoregressive_generate(prompt, target, max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
+    ids, _ = generated(check, generate, prompt, drafter, target, gamma=gamma,
+                       max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS, use_cache=use_cache,
+                       what=f"(greedy, {label})")
+    check.require(f"greedy output ({label})", ids == expected,
+                  f"gave {ids}; greedy decoding of the target alone gives {expected}",
+                  "verify the drafts with the target's distributions for the same positions "
+                  "(logits of the last k + 1 positions, one row before each draft, and the last "
+                  "row for the bonus); after k accepted drafts add the target's own token")
+
+
+def check_same_model(check, generate, target, use_cache):
+    """The drafter is the target: p == q, so every draft is accepted (and nothing is NaN)."""
+    for processor in (GREEDY, sampling.MultinomialProcessor(temperature=1.0)):
+        check.seed_everything("same model", repr(processor))
+        ids, rate = generated(check, generate, [2, 3], target, target, gamma=3,
+                              logits_processor=processor, max_gen_len=9, eos_tokens_id=NO_EOS,
+                              use_cache=use_cache, what=f"(drafter = target, {processor!r})")
+        check.require(f"drafter = target accepts every draft ({processor!r})",
+                      rate == 1.0 and len(ids) == 9,
+                      f"gave {len(ids)} tokens with acceptance rate {rate}; expected 9 tokens and "
+                      "rate 1.0", "with p == q, min(1, p/q) = 1: compare u * q < p (or u < p/q) "
+                      "so that equal probabilities always accept, and count accepted / drafted")
+
+
+def check_end_tokens(check, generate, target, use_cache):
+    """End tokens that the drafter (= target, so every draft is accepted) drafts mid-block."""
+    prompt, gamma = [4, 0], 4
+    free = autoregressive_generate(prompt, target, max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
+    # with first_target the prefill gives free[0] and round one drafts free[1:5]
+    inside = {t: i for i, t in reversed(list(enumerate(free[: gamma + 1]))) if i >= 1}
+    firsts = sorted(inside.items(), key=lambda item: item[1])
+    (early, i), (late, j) = firsts[0], firsts[-1]
+    cases = [(late, free[: free.index(late) + 1], "end token (int) inside a draft"),
+             ([late, early], free[: i + 1], "end tokens (list): the earliest wins")]
+    if i == j:
+        cases = cases[:1]
+    for eos, expected, prop in cases:
+        ids, _ = generated(check, generate, prompt, target, target, gamma=gamma,
+                           max_gen_len=GREEDY_LENGTH, eos_tokens_id=eos, use_cache=use_cache,
+                           what=f"(eos_tokens_id={eos})")
+        check.require(prop, ids == expected, f"with eos_tokens_id={eos} gave {ids}; expected {expected}",
+                      "look for end tokens among all the tokens a round emits (accepted drafts and "
+                      "the last one), stop right after the earliest one and include it")
+
+
+def check_max_gen_len(check, generate, target, drafter, use_cache):
+    """Greedy, so the expected output is known: every length, including ones that end a
+    round in the middle of what gamma would draft."""
+    free = autoregressive_generate([1, 2], target, max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
+    for length in (1, 2, 4, 7):
+        for name, model in (("drafter = target", target), ("near drafter", drafter)):
+            ids, _ = generated(check, generate, [1, 2], model, target, gamma=4, max_gen_len=length,
+                               eos_tokens_id=NO_EOS, use_cache=use_cache,
+                               what=f"(max_gen_len={length}, gamma=4, {name})")
+            check.require(f"max_gen_len={length} ({name})", ids == free[:length],
+                          f"gave {ids}; expected {free[:length]}",
+                          "draft only min(gamma, tokens left - 1) tokens, so that the round's "
+                          "own token still fits: never return more than max_gen_len tokens")
+
+
+def check_forwards(check, generate, target, drafter):
+    """Without a cache: one target forward per round, over the whole sequence so far."""
+    kwargs = dict(gamma=3, max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
+    expected = [(c.role, c.fed) for c in traced(reference_generate, [2, 3], drafter, target, **kwargs)[2]]
+    log = []
+    generated(check, generate, [2, 3], LoggedModel(drafter, "drafter", log),
+              LoggedModel(target, "target", log), **kwargs,
+              what="(greedy, models wrapped to record each forward)")
+    fed = [(c.role, c.fed) for c in log]
+    check.require("forwards", fed == expected,
+                  f"(model, tokens fed) per forward were {fed}; expected {expected}",
+                  "each draft takes one drafter forward over the sequence so far; then ONE target "
+                  "forward over the sequence and every draft scores them all (its last k + 1 "
+                  "positions)")
+
+
+def check_shipped_pair(check, generate, use_cache):
+    from grader.models import SHIPPED_TARGET, load_pair
+
+    if not (Path(SHIPPED_TARGET) / "config.json").is_file():
+        return
+    target, drafter, tokenizer = load_pair(device="cpu")
+    prompt = tokenizer("def read_config(path):\n")["input_ids"]
+    expected = autoregressive_generate(prompt, target, max_gen_len=24, use_cache=True)
+    ids, _ = generated(check, generate, prompt, drafter, target, gamma=4, max_gen_len=24,
+                       use_cache=use_cache, what="(the shipped pair, greedy)")
+    check.require("greedy output (shipped pair)", ids == expected,
+                  f"gave {ids}; greedy decoding of the shipped target alone gives {expected}")
+
+
+def check_acceptance(check, generate, target, drafters, case, use_cache):
+    """The number of accepted drafts in a single round of ``gamma`` drafts, and the output."""
+    label = repr(case)
+    check.seed_everything("acceptance", label, use_cache)
+    counts, outputs = [], []
+    for _ in range(case.draws):
+        ids, rate = generated(check, generate, case.prompt, drafters[case.drafter], target,
+                              **case.kwargs(use_cache), what=f"({label})")
+        counts.append(round(rate * case.gamma))
+        outputs.append(tuple(ids))
+    law = accepted_count_law(target, drafters[case.drafter], case.prompt, case.gamma, case.processor)
+    check.test(f"accepted drafts per round ({label})",
+               stats.goodness_of_fit(counts, law, "number of accepted drafts"),
+               "draft i is accepted with probability min(1, p_i(d_i) / q_i(d_i)), p and q being "
+               "the processed target and drafter distributions at the same position, and a "
+               "round stops at its first rejection; the rate is accepted / drafted")
+    sequence_tests(check, outputs, target, case)
+
+
+@torch.no_grad()
+def accepted_count_law(target, drafter, prompt, gamma, processor) -> dict:
+    """Law of n, the accepted drafts in a round of ``gamma`` drafts after ``prompt``.
+
+    P(drafts d_1..d_i proposed and accepted) = Π_j min(p_j(d_j), q_j(d_j)), so P(n ≥ i) is
+    its sum over every d_1..d_i; over all V^gamma sequences each i-prefix is counted
+    V^(gamma - i) times.
+    """
+    vocab = target.config.vocab_size
+    drafts = torch.tensor(list(itertools.product(range(vocab), repeat=gamma)))
+    context = torch.cat([torch.tensor(prompt).expand(len(drafts), -1), drafts[:, :-1]], dim=1)
+    rows = slice(len(prompt) - 1, None)
+    p = processor(target(context).logits[:, rows].double())
+    q = processor(drafter(context).logits[:, rows].double())
+    both = torch.minimum(p, q).gather(-1, drafts.unsqueeze(-1)).squeeze(-1)  # [V^gamma, gamma]
+    at_least = [1.0] + [both[:, :i].prod(-1).sum().item() / vocab ** (gamma - i)
+                        for i in range(1, gamma + 1)] + [0.0]
+    return {n: at_least[n] - at_least[n + 1] for n in range(gamma + 1) if at_least[n] > at_least[n + 1]}
+
+
+def check_law(check, generate, target, drafters, case, use_cache):
+    label = repr(case)
+    check.seed_everything("law", label, use_cache)
+    samples = [tuple(generated(check, generate, case.prompt, drafters[case.drafter], target,
+                               **case.kwargs(use_cache), what=f"({label})")[0])
+               for _ in range(case.draws)]
+    sequence_tests(check, samples, target, case)
+
+
+def sequence_tests(check, samples, target, case):
+    """The joint law of the outputs and the law of the token at each position."""
+    label = repr(case)
+    law = laws.sequence_law(target, case.prompt, case.length, case.processor, as_list(case.eos))
+    hint = ("the output must follow the target's law: accept draft i with probability "
+            "min(1, p_i/q_i), resample a rejection from max_fn(p_i - q_i), take the bonus from "
+            "p_k when all k drafts are accepted, and let the target choose the first token")
+    check.test(f"law of the first {case.length} tokens ({label})",
+               stats.goodness_of_fit(samples, law, "sequence"), hint)
+    for position in range(case.length):
+        observed = [s[position] if position < len(s) else None for s in samples]
+        check.test(f"law of token {position + 1} ({label})",
+                   stats.goodness_of_fit(observed, laws.marginal(law, position),
+                                         f"token {position + 1}"), hint)

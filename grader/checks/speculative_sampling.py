@@ -1,0 +1,118 @@
+"""Check `speculative_sampling`: the returned pair, p == q, drafts with p = 0, the
+``generator`` argument, then the exact laws of its rounds over the fixed (p, q) cases."""
+import torch
+
+from grader.checks import verifier_rounds as rounds
+from grader.harness import CheckRun
+from grader.verifier_cases import build_cases, equal_distributions, zero_target_rounds
+
+LAW_DRAWS = 2000
+CASES = build_cases(LAW_DRAWS)
+FLOAT32_CASES = {CASES[-1].name}  # models often give float32 distributions
+SMALL_DRAWS = 20  # rounds for each deterministic property
+PAIR = "a pair (rejected_idx, resampled_token) of 0-dim integer tensors"
+
+
+def run(check: CheckRun) -> None:
+    verify = check.function("speculative_sampling")
+    devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    for device in devices:
+        check_equal_distributions(check, verify, device)
+    check_zero_target_drafts(check, verify)
+    check_generator(check, verify)
+    for case in CASES:
+        check_laws(check, verify, case)
+
+
+def arrange(draft, target, proposal):
+    return target, proposal, draft
+
+
+def verified(check: CheckRun, verify, target, proposal, drafts, what: str, **keywords):
+    """The ``(rejected_idx, token)`` ints of one round per row of ``drafts`` ``[n, k]``."""
+    results = rounds.call_rounds(check, verify, drafts, arrange, target, proposal, what=what,
+                                 **keywords)
+    k, vocab = drafts.shape[-1], target.shape[-1]
+    return [parsed(check, result, k, vocab, target.device, what) for result in results]
+
+
+def parsed(check: CheckRun, result, k: int, vocab: int, device, what: str) -> tuple[int, int]:
+    if not (isinstance(result, (tuple, list)) and len(result) == 2):
+        check.fail("return value", f"returned {type(result).__name__} {str(result)[:60]} {what}; "
+                   f"expected {PAIR}")
+    for name, value in zip(("rejected_idx", "resampled_token"), result):
+        if not isinstance(value, torch.Tensor) or value.dim() != 0:
+            check.fail("return value", f"{name} is {type(value).__name__} "
+                       f"{tuple(getattr(value, 'shape', ()))} {what}; expected {PAIR}",
+                       "index a 1-D tensor with a 0-dim index (t[i]) or take .argmax() of a "
+                       "1-D tensor: both give 0-dim tensors; avoid .item() (a host sync)")
+        if value.is_floating_point() or value.is_complex() or value.dtype == torch.bool:
+            check.fail("return dtype", f"{name} has dtype {value.dtype} {what}; expected an "
+                       "integer dtype (torch.long)")
+        if value.device != device:
+            check.fail("return device", f"{name} is on {value.device} for inputs on {device} "
+                       f"{what}; keep everything on the inputs' device")
+    j, t = int(result[0]), int(result[1])
+    if not 0 <= j <= k:
+        check.fail("rejected_idx range", f"rejected_idx = {j} {what}; it must lie in [0, k = {k}] "
+                   "(k means every draft was accepted)")
+    if not 0 <= t < vocab:
+        check.fail("token range", f"resampled_token = {t} {what}; a token id lies in [0, V = {vocab})")
+    return j, t
+
+
+def check_equal_distributions(check: CheckRun, verify, device: str) -> None:
+    """p == q: every draft is accepted (min(1, p/q) = 1), and nothing is NaN."""
+    target, proposal = equal_distributions()
+    drafts = rounds.draw_drafts(check, proposal, SMALL_DRAWS, "p == q").to(device)
+    target, proposal = torch.from_numpy(target).to(device), torch.from_numpy(proposal).to(device)
+    check.seed_everything("p == q", device)
+    k = len(proposal)
+    pairs = verified(check, verify, target, proposal, drafts, f"(p == q, k = {k}, on {device})")
+    rejected = sorted({j for j, _ in pairs if j != k})
+    check.require(f"p == q accepts every draft ({device})", not rejected,
+                  f"rejected_idx was {rejected} in some of {SMALL_DRAWS} rounds where "
+                  f"target_dists[:k] == proposal_dists; it must be k = {k} every time",
+                  rounds.EQUAL_HINT)
+
+
+def check_zero_target_drafts(check: CheckRun, verify) -> None:
+    """A draft the target gives probability 0 is never accepted, even when q is tiny."""
+    target, proposal, drafts = zero_target_rounds(SMALL_DRAWS)
+    check.seed_everything("p = 0")
+    pairs = verified(check, verify, torch.from_numpy(target), torch.from_numpy(proposal),
+                     torch.from_numpy(drafts), "(draft 1 has p = 0)")
+    wrong = sorted({j for j, _ in pairs if j != 1})
+    check.require("a draft with p = 0 is never accepted", not wrong,
+                  f"rejected_idx was {wrong}; {rounds.ZERO_TARGET_MESSAGE}", rounds.ZERO_TARGET_HINT)
+
+
+def check_generator(check: CheckRun, verify) -> None:
+    """Same generator seed, same answers, whatever the state of the global generator."""
+    case = CASES[2]  # flat rows and k = 5: many possible answers per round
+    target, proposal = torch.from_numpy(case.p), torch.from_numpy(case.q)
+    drafts = rounds.draw_drafts(check, case.q, SMALL_DRAWS, "generator")
+    answers = []
+    for global_seed in ("first", "second"):
+        check.seed_everything("generator", global_seed)
+        generator = torch.Generator().manual_seed(1234)
+        answers.append(verified(check, verify, target, proposal, drafts,
+                                "(with generator=torch.Generator().manual_seed(1234))",
+                                generator=generator))
+    differ = sum(a != b for a, b in zip(*answers))
+    check.require("the generator argument is honoured", differ == 0,
+                  f"two runs of {SMALL_DRAWS} rounds with generators seeded alike gave different "
+                  f"answers in {differ} rounds",
+                  "pass generator=generator to every random call (torch.rand, torch.multinomial, "
+                  "Tensor.exponential_); a call without it draws from the global generator")
+
+
+def check_laws(check: CheckRun, verify, case) -> None:
+    dtype = torch.float32 if case.name in FLOAT32_CASES else torch.float64
+    target = torch.from_numpy(case.p).to(dtype)
+    proposal = torch.from_numpy(case.q).to(dtype)
+    drafts = rounds.draw_drafts(check, case.q, case.draws, case.name)
+    check.seed_everything("laws", case.name)
+    pairs = verified(check, verify, target, proposal, drafts, f"({case.name}, {dtype})")
+    outcomes = [tuple(d[:j]) + (t,) for d, (j, t) in zip(drafts.tolist(), pairs)]
+    rounds.test_laws(check, case, outcomes)

@@ -1,0 +1,64 @@
+"""Power of the lesson 1–2 checks: how often each mutant is caught, over many seeds.
+
+    python scripts/power_verifiers.py --seeds 20 --workers 2
+
+Every mutant in tests/mutants/ whose exercise is max_fn, speculative_decoding_verify,
+speculative_sampling or greedy_match is built once and checked with seeds 0..N−1 (in
+process, as `grader check --seed S` would check it). Prints a Markdown table of detection
+rates; the course asks for ≥ 0.99 (every one of 20 seeds).
+"""
+import argparse
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+EXERCISES = ("max_fn", "speculative_decoding_verify", "speculative_sampling", "greedy_match")
+
+
+def detections(path: str, exercise_id: str, seeds: list[int]) -> tuple[int, float]:
+    """How many of ``seeds`` fail the check of ``path``, and the mean seconds per check."""
+    import torch
+
+    from grader import exercises
+    from grader.harness import run_check
+    from grader.verdict import FAILED
+
+    torch.set_num_threads(1)
+    start = time.perf_counter()
+    failed = sum(run_check(exercises.get(exercise_id), path, seed).status == FAILED for seed in seeds)
+    return failed, (time.perf_counter() - start) / len(seeds)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--only", nargs="*", default=None, help="mutant names (default: all)")
+    args = parser.parse_args()
+
+    from grader import mutants
+
+    chosen = [m for m in mutants.all_mutants(ROOT / "tests" / "mutants") if m.exercise in EXERCISES
+              and (args.only is None or m.name in args.only)]
+    seeds = list(range(args.seeds))
+    with tempfile.TemporaryDirectory() as directory, ProcessPoolExecutor(args.workers) as pool:
+        paths = [str(mutants.build(m, Path(directory))) for m in chosen]
+        futures = [pool.submit(detections, path, m.exercise, seeds) for m, path in zip(chosen, paths)]
+        print("| mutant | exercise | caught | rate | s / check |")
+        print("| --- | --- | --- | --- | --- |")
+        worst = 1.0
+        for mutant, future in zip(chosen, futures):
+            caught, seconds = future.result()
+            worst = min(worst, caught / len(seeds))
+            print(f"| `{mutant.name}`: {mutant.description} | {mutant.exercise} | "
+                  f"{caught}/{len(seeds)} | {caught / len(seeds):.2f} | {seconds:.1f} |", flush=True)
+    print(f"\nlowest detection rate: {worst:.2f} over {len(chosen)} mutants, seeds 0..{args.seeds - 1}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,7 @@
+"""Smoothing added to q: 5% of uniform mass mixed into the drafter's rows "to avoid zeros"."""
+EXERCISE = "speculative_sampling"
+MODULE = "verification"
+PATCHES = [("    k = candidate_tokens.shape[0]\n    drafts",
+            "    k = candidate_tokens.shape[0]\n"
+            "    proposal_dists = 0.95 * proposal_dists + 0.05 / proposal_dists.shape[-1]\n"
+            "    drafts")]
