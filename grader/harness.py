@@ -6,6 +6,7 @@ with ``check.require`` (deterministic) or ``check.test`` (a p-value; Holm-correc
 across the check at the end). Learner misbehaviour inside ``call`` (an exception, a stub,
 ``sys.exit``, a changed input) ends the check with a one-paragraph diagnosis.
 """
+import errno
 import hashlib
 import random
 import time
@@ -41,13 +42,14 @@ class CheckRun:
     def function(self, name: str):
         value = getattr(self.module, name, None)
         if value is None:
-            raise Stop(NOT_DEFINED, f"`{name}` is not defined in {self.module.__name__}; "
+            where = getattr(self.module, "__file__", None) or self.module.__name__
+            raise Stop(NOT_DEFINED, f"`{name}` is not defined in {where}; "
                                     f"the exercise {self.exercise.id} needs it.")
         return value
 
     def call(self, fn, *args, what: str = "", **kwargs):
         """``fn(*args, **kwargs)``; any misbehaviour becomes a Stop with a diagnosis."""
-        name = getattr(fn, "__qualname__", getattr(fn, "__name__", repr(fn)))
+        name = getattr(fn, "__qualname__", None) or f"{type(fn).__name__}(...)"
         where = f" {what}" if what else ""
         before = _snapshot((args, kwargs))
         try:
@@ -67,6 +69,10 @@ class CheckRun:
                               "tensor or list that grows with every step.",
                        tb=traceback.format_exc()) from None
         except Exception as exc:
+            if isinstance(exc, OSError) and exc.errno == errno.EFBIG:
+                raise Stop(ERROR, f"`{name}` printed more output than the grader keeps (the "
+                                  f"limit is a few tens of MB){where}; take the prints out of "
+                                  "loops, or keep them behind `debug`.") from None
             frame = _learner_frame(exc)
             raise Stop(ERROR, f"`{name}` raised {type(exc).__name__}: {exc}{where}{frame}. "
                               "Run with -v for the traceback.", tb=traceback.format_exc()) from None
@@ -87,7 +93,8 @@ class CheckRun:
 
     def fail(self, prop: str, message: str, hint: str = "", table=None):
         """Stop the check now: later properties depend on this one."""
-        raise Stop(FAILED, f"{prop}: {message}", Finding(prop, message, hint, table))
+        raise Stop(FAILED, f"{prop} failed, and the properties after it depend on it.",
+                   Finding(prop, message, hint, table))
 
     def test(self, prop: str, result: "stats.TestResult", hint: str = ""):
         """A statistical property. Impossible outcomes fail at once; p-values are
@@ -120,8 +127,9 @@ class CheckRun:
         rejected = stats.holm([p for _, p in self.tests], FAMILY_ERROR_RATE)
         findings = self.findings + [f for (f, _), r in zip(self.tests, rejected) if r]
         if findings:
-            names = ", ".join(dict.fromkeys(f.property for f in findings))
-            summary = f"{len(findings)} of {self.properties} properties failed: {names}."
+            names = list(dict.fromkeys(f.property for f in findings))
+            listed = "; ".join(names[:3]) + (f"; and {len(names) - 3} more" if len(names) > 3 else "")
+            summary = f"{len(findings)} of {self.properties} properties failed: {listed}."
             return Verdict(self.exercise.id, FAILED, summary, self.seed, findings, self.properties)
         summary = (f"all {self.properties} properties hold "
                    f"({len(self.tests)} statistical tests at family error rate {FAMILY_ERROR_RATE:g}).")
@@ -136,10 +144,13 @@ def run_check(exercise: Exercise, impl: str, seed: int) -> Verdict:
     except SyntaxError as exc:
         verdict = Verdict(exercise.id, ERROR, f"your code has a syntax error in {exc.filename}, "
                           f"line {exc.lineno}: {exc.msg}. Fix it, then check again.", seed)
-    except Exception as exc:
+    except implementation.ImplementationNotFound as exc:
+        verdict = Verdict(exercise.id, ERROR, str(exc), seed)
+    except BaseException as exc:  # SystemExit or KeyboardInterrupt at import time too
         frame = _learner_frame(exc)
         verdict = Verdict(exercise.id, ERROR, f"importing `{impl}` failed with "
-                          f"{type(exc).__name__}: {exc}{frame}.", seed,
+                          f"{type(exc).__name__}: {exc}{frame}. Code at the top level of a "
+                          "module runs on import: keep it to definitions.", seed,
                           traceback=traceback.format_exc())
     else:
         check_module = __import__(exercise.check, fromlist=["run"])

@@ -1,0 +1,2 @@
+"""Raises SystemExit(0) at import time."""
+raise SystemExit(0)

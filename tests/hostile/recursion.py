@@ -1,0 +1,5 @@
+"""Recurses without end."""
+
+
+def autoregressive_generate(inputs, model, **kwargs):
+    return autoregressive_generate(inputs, model, **kwargs)

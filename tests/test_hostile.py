@@ -1,0 +1,63 @@
+"""Hostile learner files: each ends with exit 1, within its time limit, a short clear
+diagnosis and no pass; none of them is modified by the grader."""
+import hashlib
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_grader
+
+HOSTILE = Path(__file__).parent / "hostile"
+TIMEOUT = 8  # seconds per check given to the grader
+
+CASES = [  # (file, exercise, status, words the diagnosis must contain)
+    ("sys_exit", "autoregressive_generate", "error", "raised SystemExit"),
+    ("os_exit", "autoregressive_generate", "error", "ended without a verdict"),
+    ("exit_on_import", "autoregressive_generate", "error", "failed with SystemExit"),
+    ("keyboard_interrupt", "autoregressive_generate", "error", "raised KeyboardInterrupt"),
+    ("kill_self", "autoregressive_generate", "error", "killed by SIGKILL"),
+    ("prints_passed", "autoregressive_generate", "failed", "greedy output"),
+    ("hangs", "autoregressive_generate", "error", f"did not finish within {TIMEOUT} s"),
+    ("segfault", "autoregressive_generate", "error", "killed by SIGSEGV"),
+    ("memory_error", "autoregressive_generate", "error", "MemoryError"),
+    ("recursion", "autoregressive_generate", "error", "RecursionError"),
+    ("print_flood", "autoregressive_generate", "error", "printed more output than the grader keeps"),
+    ("returns_tensor", "autoregressive_generate", "failed", "expected a list of Python ints"),
+    ("syntax_error", "autoregressive_generate", "error", "syntax error in"),
+    ("import_error", "autoregressive_generate", "error", "No module named 'a_module_that_does_not_exist'"),
+    ("missing_function", "autoregressive_generate", "not defined", "is not defined in"),
+    ("returns_nan", "processors", "failed", "NaN/inf entries"),
+    ("mutates_input", "processors", "failed", "changed one of its input tensors"),
+]
+
+
+@pytest.mark.parametrize("name, exercise, status, words", CASES, ids=[c[0] for c in CASES])
+def test_hostile_file_gets_a_clear_verdict(name, exercise, status, words):
+    path = HOSTILE / f"{name}.py"
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    start = time.monotonic()
+    result = run_grader("check", exercise, "--impl", str(path), "--timeout", str(TIMEOUT), "--json")
+    elapsed = time.monotonic() - start
+    assert result.returncode == 1, result.stdout + result.stderr
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    verdict = report["checks"][0]
+    assert report["passed"] is False and verdict["status"] == status, verdict
+    assert words in verdict["summary"] + json.dumps(verdict["findings"]), verdict["summary"]
+    assert "Traceback" not in verdict["summary"]
+    assert elapsed < TIMEOUT + 60  # the limit plus the start of a fresh Python process
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+
+
+def test_flood_output_is_truncated():
+    result = run_grader("check", "autoregressive_generate", "--impl", str(HOSTILE / "print_flood.py"))
+    assert len(result.stdout) < 10_000
+    assert "more bytes not shown" in result.stdout
+
+
+def test_traceback_only_with_verbose():
+    quiet = run_grader("check", "autoregressive_generate", "--impl", str(HOSTILE / "recursion.py"))
+    loud = run_grader("check", "autoregressive_generate", "--impl", str(HOSTILE / "recursion.py"), "-v")
+    assert "Traceback" not in quiet.stdout
+    assert "Traceback" in loud.stdout
