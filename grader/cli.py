@@ -1,4 +1,4 @@
-"""The `grader` command: check exercises, list progress (bench and demo come with lesson 6)."""
+"""The `grader` command: check exercises, list progress, bench and demo."""
 import argparse
 import sys
 
@@ -29,6 +29,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     listing = commands.add_parser("list", help="every exercise with its status")
     listing.add_argument("--impl", default=DEFAULT_IMPL)
+
+    bench = commands.add_parser("bench", help="time speculative decoding against autoregressive "
+                                "decoding and HF assisted generation")
+    from grader.bench_command import add_arguments
+    add_arguments(bench)
     return parser
 
 
@@ -37,6 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "list":
         return list_exercises(args.impl)
+    if args.command == "bench":
+        from grader.bench_command import run
+        return run(args)
     return check(parser, args)
 
 

@@ -10,18 +10,14 @@ argmaxes coincide). Decode-step time: the median of one cached single-token forw
 import argparse
 import json
 import statistics
-import sys
 import time
-from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 from transformers import DynamicCache
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from train_pair import corpus_files, encode  # noqa: E402  (the same held-out split)
-
-from grader.models import SHIPPED_DRAFTER, SHIPPED_TARGET, load_pair  # noqa: E402
+from grader.corpus import corpus_files, encode
+from grader.models import SHIPPED_DRAFTER, SHIPPED_TARGET, load_pair
 
 
 @torch.no_grad()

@@ -17,7 +17,6 @@ One file in fifty is held out; ``scripts/measure_pair.py`` reports on it.
 """
 import argparse
 import math
-import sysconfig
 import time
 from pathlib import Path
 
@@ -26,22 +25,9 @@ import torch.nn.functional as F
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
+from grader.corpus import corpus_files, encode, read
+
 SPECIAL_TOKENS = ["<pad>", "</s>", "<s>"]
-HELD_OUT_EVERY = 50
-
-
-def corpus_files() -> tuple[list[Path], list[Path]]:
-    """The standard library's source files, split into (train, held_out)."""
-    root = Path(sysconfig.get_paths()["stdlib"])
-    skip = {"site-packages", "test", "tests", "idlelib"}
-    files = sorted(f for f in root.rglob("*.py") if not skip & set(f.relative_to(root).parts))
-    held_out = files[::HELD_OUT_EVERY]
-    train = [f for i, f in enumerate(files) if i % HELD_OUT_EVERY]
-    return train, held_out
-
-
-def read(path: Path) -> str:
-    return path.read_text(encoding="utf-8", errors="replace")
 
 
 def train_tokenizer(files: list[Path], vocab_size: int) -> PreTrainedTokenizerFast:
@@ -57,13 +43,6 @@ def train_tokenizer(files: list[Path], vocab_size: int) -> PreTrainedTokenizerFa
     return PreTrainedTokenizerFast(
         tokenizer_object=tok, pad_token="<pad>", eos_token="</s>", bos_token="<s>"
     )
-
-
-def encode(files: list[Path], tokenizer) -> torch.Tensor:
-    """One long LongTensor [n_tokens]: every file's ids followed by ``</s>``."""
-    ids = tokenizer([read(f) for f in files])["input_ids"]
-    flat = [t for doc in ids for t in doc + [tokenizer.eos_token_id]]
-    return torch.tensor(flat, dtype=torch.long)
 
 
 def llama(vocab_size: int, layers: int, hidden: int, intermediate: int, heads: int):

@@ -1,0 +1,207 @@
+"""`grader bench`: speculative decoding side by side with autoregressive decoding and
+Hugging Face assisted generation, on the same prompts, in one run.
+
+Methods are timed in interleaved repetitions after a warm-up; each figure is the median
+over repetitions of the time for all prompts. Speedups are ratios of those medians,
+measured in the same run. α (Σ min(p, q) along the generated text), the cost ratio c and
+the tokens emitted per target call are measured too, and set against the theory of
+Leviathan et al.: (1 − α^{γ+1}) / (1 − α) tokens per target call, and a speedup of
+(1 − α^{γ+1}) / ((1 − α)(γc + 1)).
+"""
+import statistics
+import time
+from dataclasses import dataclass, field
+
+import torch
+from tqdm import tqdm
+from transformers import DynamicCache
+from transformers.utils import logging as transformers_logging
+
+from grader.recording import RecordingModel
+
+NO_EOS = -1  # generation runs to max_gen_len, so every method emits the same count
+
+
+@dataclass
+class Setup:
+    target: object
+    drafter: object
+    prompts: list[list[int]]
+    new_tokens: int
+    processor: object  # a solutions/lessons logits processor
+    autoregressive_generate: object
+    speculative_generate: object
+    device: str
+
+
+@dataclass
+class Timings:
+    seconds: dict[str, list[float]] = field(default_factory=dict)
+
+    def add(self, method: str, seconds: float) -> None:
+        self.seconds.setdefault(method, []).append(seconds)
+
+    def median(self, method: str) -> float:
+        return statistics.median(self.seconds[method])
+
+
+def theory_tokens_per_call(alpha: float, gamma: int) -> float:
+    return gamma + 1.0 if alpha >= 1 else (1 - alpha ** (gamma + 1)) / (1 - alpha)
+
+
+def theory_speedup(alpha: float, gamma: int, c: float) -> float:
+    return theory_tokens_per_call(alpha, gamma) / (gamma * c + 1)
+
+
+def methods(setup: Setup, gamma: int, hf: bool) -> dict:
+    """name -> a function of one prompt that generates ``setup.new_tokens`` tokens."""
+    n, proc = setup.new_tokens, setup.processor
+    found = {
+        "autoregressive": lambda prompt: setup.autoregressive_generate(
+            prompt, setup.target, max_gen_len=n, logits_processor=proc, eos_tokens_id=NO_EOS,
+            use_cache=True),
+        f"speculative γ={gamma}": speculative(setup, gamma),
+    }
+    if hf:
+        found[f"HF assisted γ={gamma}"] = hf_assisted(setup, gamma, constant=True)
+        found["HF assisted (its defaults)"] = hf_assisted(setup, gamma, constant=False)
+    return found
+
+
+def speculative(setup: Setup, gamma: int, recorder: RecordingModel | None = None):
+    def run(prompt):
+        return setup.speculative_generate(
+            prompt, setup.drafter, recorder or setup.target, gamma=gamma,
+            logits_processor=setup.processor, max_gen_len=setup.new_tokens,
+            eos_tokens_id=NO_EOS, use_cache=True)
+    return run
+
+
+def hf_assisted(setup: Setup, gamma: int, constant: bool):
+    """``target.generate(assistant_model=drafter)`` with the same length and sampling."""
+    transformers_logging.set_verbosity_error()  # its notes on generation arguments are noise here
+    greedy = type(setup.processor).__name__ == "GreedyProcessor"
+    sampling = ({"do_sample": False} if greedy else
+                {"do_sample": True, "temperature": setup.processor.temperature, "top_k": None,
+                 "top_p": None})
+
+    def run(prompt):
+        config = setup.drafter.generation_config
+        if constant:  # the same drafts per round as ours
+            config.num_assistant_tokens, config.num_assistant_tokens_schedule = gamma, "constant"
+        else:
+            config.num_assistant_tokens, config.num_assistant_tokens_schedule = 20, "heuristic"
+        ids = torch.tensor([prompt], device=setup.device)
+        return setup.target.generate(ids, attention_mask=torch.ones_like(ids),
+                                     assistant_model=setup.drafter, max_new_tokens=setup.new_tokens,
+                                     min_new_tokens=setup.new_tokens, eos_token_id=None,
+                                     pad_token_id=0, **sampling)
+    return run
+
+
+def time_methods(setup: Setup, runs: dict, repeats: int, progress: tqdm) -> Timings:
+    """Interleaved repetitions: every repetition runs every method over every prompt."""
+    timings = Timings()
+    names = list(runs)
+    for repeat in range(repeats):
+        order = names[repeat % len(names):] + names[: repeat % len(names)]  # rotate the order
+        for name in order:
+            timings.add(name, timed(lambda: [runs[name](p) for p in setup.prompts], setup.device))
+            progress.update(1)
+    return timings
+
+
+def timed(work, device: str) -> float:
+    synchronize(device)
+    start = time.perf_counter()
+    work()
+    synchronize(device)
+    return time.perf_counter() - start
+
+
+def synchronize(device: str) -> None:
+    if str(device).startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def tokens_per_target_call(setup: Setup, gamma: int) -> tuple[float, float]:
+    """(tokens emitted per verification round, mean acceptance rate) over all prompts.
+
+    The prefill forward, which emits the first token alone, is not a round.
+    """
+    recorder = RecordingModel(setup.target)
+    rates, tokens, rounds = [], 0, 0
+    for prompt in setup.prompts:
+        recorder.forwards.clear()
+        ids, rate = speculative(setup, gamma, recorder)(prompt)
+        rates.append(rate)
+        tokens += len(ids) - 1
+        rounds += len(recorder.forwards) - 1
+    return tokens / rounds, statistics.mean(rates)
+
+
+@torch.no_grad()
+def alpha_along(setup: Setup, texts: list[list[int]]) -> float:
+    """Mean Σ min(p, q) over the generated positions of ``texts`` (prompt + generated)."""
+    values = []
+    for prompt, text in zip(setup.prompts, texts):
+        ids = torch.tensor([text], device=setup.device)
+        p = setup.processor(setup.target(ids).logits[0, len(prompt) - 1 : -1])
+        q = setup.processor(setup.drafter(ids).logits[0, len(prompt) - 1 : -1])
+        values.append(torch.minimum(p, q).sum(-1).mean().item())
+    return statistics.mean(values)
+
+
+@torch.no_grad()
+def step_ms(model, prompt: list[int], device: str, repeats: int = 30) -> float:
+    """Median time of one cached single-token forward (a decode step)."""
+    cache = DynamicCache()
+    context = torch.tensor([prompt], device=device)
+    model(context, cache=cache, use_cache=True)
+    samples = []
+    for _ in range(repeats):
+        samples.append(timed(lambda: model(context[:, -1:], cache=cache, use_cache=True), device))
+        cache.crop(-1)
+    return 1000 * statistics.median(samples)
+
+
+def run_bench(setup: Setup, gammas: list[int], repeats: int, sweep_repeats: int, hf: bool) -> dict:
+    """The sweep over ``gammas`` picks the best γ; then all methods are compared at it."""
+    total = len(gammas) * sweep_repeats + repeats * (4 if hf else 2)
+    for run in methods(setup, gammas[0], hf).values():  # warm-up: first calls allocate
+        run(setup.prompts[0])
+    with tqdm(total=total, desc="bench", unit="run", leave=False) as progress:
+        sweep = {}
+        for gamma in gammas:
+            timings = time_methods(setup, {"s": speculative(setup, gamma)}, sweep_repeats, progress)
+            per_call, rate = tokens_per_target_call(setup, gamma)
+            sweep[gamma] = {"seconds": timings.median("s"), "tokens_per_target_call": per_call,
+                            "acceptance_rate": rate}
+        gamma = min(sweep, key=lambda g: sweep[g]["seconds"])
+        runs = methods(setup, gamma, hf)
+        timings = time_methods(setup, runs, repeats, progress)
+    texts = [p + speculative(setup, gamma)(p)[0] for p in setup.prompts]
+    alpha = alpha_along(setup, texts)
+    c = step_ms(setup.drafter, setup.prompts[0], setup.device) / step_ms(setup.target, setup.prompts[0], setup.device)
+    for g, row in sweep.items():
+        row["theory_tokens_per_target_call"] = theory_tokens_per_call(alpha, g)
+        row["theory_speedup"] = theory_speedup(alpha, g, c)
+    ar = timings.median("autoregressive")
+    for row in sweep.values():
+        row["speedup_vs_autoregressive"] = ar / row["seconds"]  # sweep and comparison share a run
+    ours = timings.median(f"speculative γ={gamma}")
+    hf_best = min((timings.median(m) for m in runs if m.startswith("HF")), default=None)
+    return {
+        "speedup_vs_autoregressive": ar / ours,
+        "speedup_vs_hf_assisted": hf_best / ours if hf_best else None,
+        "acceptance_rate": sweep[gamma]["acceptance_rate"],
+        "alpha": alpha,
+        "cost_ratio_c": c,
+        "tokens_per_target_call": sweep[gamma]["tokens_per_target_call"],
+        "theory_tokens_per_target_call": theory_tokens_per_call(alpha, gamma),
+        "theory_speedup": theory_speedup(alpha, gamma, c),
+        "gamma": gamma,
+        "seconds": {m: timings.median(m) for m in runs},
+        "tokens_per_second": {m: len(setup.prompts) * setup.new_tokens / timings.median(m) for m in runs},
+        "sweep": sweep,
+    }

@@ -1,0 +1,127 @@
+"""The `grader bench` command: build the pair and prompts, run the bench, print, plot."""
+import json
+
+import torch
+
+from grader import bench, implementation, synthetic
+from grader.corpus import held_out_prompts
+from grader.models import SHIPPED_TARGET, default_device, load_model
+
+DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--pair", choices=["synthetic", "shipped"], default="synthetic",
+                        help="synthetic: the built benchmark pair (default); shipped: the trained one")
+    parser.add_argument("--target", help="a local directory or hub id (overrides --pair)")
+    parser.add_argument("--drafter", help="a local directory or hub id (with --target)")
+    parser.add_argument("--layers", type=int, default=16, help="synthetic target depth")
+    parser.add_argument("--hidden", type=int, default=512, help="synthetic width")
+    parser.add_argument("--divergence", type=float, default=0.02,
+                        help="synthetic: scale of the later layers' output projections (sets α)")
+    parser.add_argument("--device", default=None, help="cpu or cuda (default: cuda if available)")
+    parser.add_argument("--dtype", choices=list(DTYPES), default="float32")
+    parser.add_argument("--prompts", type=int, default=8)
+    parser.add_argument("--new-tokens", type=int, default=128)
+    parser.add_argument("--gammas", default="1-8", help="γ values to sweep, e.g. 1-8 or 2,4")
+    parser.add_argument("--repeats", type=int, default=5, help="interleaved repetitions")
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions (a few minutes on a CPU)")
+    parser.add_argument("--sampling", action="store_true", help="sample at T = 1 instead of greedy")
+    parser.add_argument("--no-hf", action="store_true", help="skip HF assisted generation")
+    parser.add_argument("--impl", default="solutions", help="whose generate functions to time")
+    parser.add_argument("--plot", default="bench_gamma_sweep.png", help="where the γ-sweep plot goes")
+    parser.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+
+
+def parse_gammas(text: str) -> list[int]:
+    if "-" in text:
+        low, high = text.split("-")
+        return list(range(int(low), int(high) + 1))
+    return [int(g) for g in text.split(",")]
+
+
+def build_setup(args):
+    device = args.device or default_device()
+    dtype = DTYPES[args.dtype]
+    sampling = implementation.load(args.impl, "sampling")
+    if args.target:
+        target, drafter = load_model(args.target, device, dtype), load_model(args.drafter or args.target, device, dtype)
+        tokenizer_source, names = args.target, (args.target, args.drafter)
+    elif args.pair == "shipped":
+        from grader.models import SHIPPED_DRAFTER
+        target, drafter = load_model(SHIPPED_TARGET, device, dtype), load_model(SHIPPED_DRAFTER, device, dtype)
+        tokenizer_source, names = SHIPPED_TARGET, ("shipped target", "shipped drafter")
+    else:
+        target, drafter = synthetic.synthetic_pair(args.layers, args.hidden, args.divergence,
+                                                   device=device, dtype=dtype)
+        tokenizer_source = SHIPPED_TARGET
+        names = (f"synthetic {args.layers}x{args.hidden} (divergence {args.divergence})",
+                 f"its first layer")
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(tokenizer_source)
+    processor = (sampling.MultinomialProcessor(temperature=1.0) if args.sampling
+                 else sampling.GreedyProcessor())
+    setup = bench.Setup(target, drafter, held_out_prompts(tokenizer, args.prompts), args.new_tokens,
+                        processor, implementation.load(args.impl, "autoregressive").autoregressive_generate,
+                        implementation.load(args.impl, "speculative").speculative_generate, device)
+    return setup, names
+
+
+def run(args) -> int:
+    torch.manual_seed(0)
+    setup, (target_name, drafter_name) = build_setup(args)
+    repeats, sweep_repeats = (2, 1) if args.quick else (args.repeats, 2)
+    result = bench.run_bench(setup, parse_gammas(args.gammas), repeats, sweep_repeats, not args.no_hf)
+    result.update(device=str(setup.device), processor=repr(setup.processor), target=target_name,
+                  drafter=drafter_name, prompts=len(setup.prompts), new_tokens=setup.new_tokens,
+                  torch_threads=torch.get_num_threads())
+    if torch.cuda.is_available() and str(setup.device).startswith("cuda"):
+        result["device_name"] = torch.cuda.get_device_name()
+    print_report(result)
+    plot_sweep(result, args.plot)
+    print(f"γ sweep plot: {args.plot}")
+    if args.json:
+        print(json.dumps(result))
+    return 0
+
+
+def print_report(result: dict) -> None:
+    print(f"target: {result['target']}; drafter: {result['drafter']}; device {result['device']}; "
+          f"{result['processor']}; {result['prompts']} prompts x {result['new_tokens']} new tokens")
+    print(f"α (Σ min(p, q) along the text) = {result['alpha']:.3f}; cost ratio c = "
+          f"{result['cost_ratio_c']:.3f}; best γ = {result['gamma']}")
+    print(f"\n{'method':<28} {'tokens/s':>9} {'seconds':>8}")
+    for method, seconds in result["seconds"].items():
+        print(f"{method:<28} {result['tokens_per_second'][method]:>9.1f} {seconds:>8.2f}")
+    print(f"\n{'γ':>2} {'speedup':>8} {'theory':>7} {'tokens/call':>12} {'theory':>7} {'accept':>7}")
+    for gamma, row in result["sweep"].items():
+        print(f"{gamma:>2} {row['speedup_vs_autoregressive']:>7.2f}x {row['theory_speedup']:>6.2f}x "
+              f"{row['tokens_per_target_call']:>12.2f} {row['theory_tokens_per_target_call']:>7.2f} "
+              f"{row['acceptance_rate']:>7.3f}")
+    hf = result["speedup_vs_hf_assisted"]
+    print(f"\nspeculative γ={result['gamma']}: {result['speedup_vs_autoregressive']:.2f}x autoregressive"
+          + (f", {hf:.2f}x HF assisted generation (its faster setting)" if hf else ""))
+
+
+def plot_sweep(result: dict, path: str) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    gammas = list(result["sweep"])
+    rows = [result["sweep"][g] for g in gammas]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    left.plot(gammas, [r["speedup_vs_autoregressive"] for r in rows], "o-", label="measured")
+    left.plot(gammas, [r["theory_speedup"] for r in rows], "--", label="theory")
+    left.set(xlabel="γ (drafts per round)", ylabel="speedup over autoregressive", title="Speedup")
+    right.plot(gammas, [r["tokens_per_target_call"] for r in rows], "o-", label="measured")
+    right.plot(gammas, [r["theory_tokens_per_target_call"] for r in rows], "--", label="theory")
+    right.set(xlabel="γ (drafts per round)", ylabel="tokens per target call", title="Tokens per target call")
+    for ax in (left, right):
+        ax.legend()
+        ax.grid(alpha=0.3)
+    fig.suptitle(f"{result['target']}, α = {result['alpha']:.2f}, c = {result['cost_ratio_c']:.2f}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
