@@ -5,32 +5,9 @@ import torch
 
 from grader import bench, implementation, synthetic
 from grader.corpus import held_out_prompts
-from grader.models import SHIPPED_TARGET, default_device, load_model
+from grader.models import SHIPPED_DRAFTER, SHIPPED_TARGET, default_device, load_model
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
-
-
-def add_arguments(parser) -> None:
-    parser.add_argument("--pair", choices=["synthetic", "shipped"], default="synthetic",
-                        help="synthetic: the built benchmark pair (default); shipped: the trained one")
-    parser.add_argument("--target", help="a local directory or hub id (overrides --pair)")
-    parser.add_argument("--drafter", help="a local directory or hub id (with --target)")
-    parser.add_argument("--layers", type=int, default=16, help="synthetic target depth")
-    parser.add_argument("--hidden", type=int, default=512, help="synthetic width")
-    parser.add_argument("--divergence", type=float, default=0.02,
-                        help="synthetic: scale of the later layers' output projections (sets α)")
-    parser.add_argument("--device", default=None, help="cpu or cuda (default: cuda if available)")
-    parser.add_argument("--dtype", choices=list(DTYPES), default="float32")
-    parser.add_argument("--prompts", type=int, default=8)
-    parser.add_argument("--new-tokens", type=int, default=128)
-    parser.add_argument("--gammas", default="1-8", help="γ values to sweep, e.g. 1-8 or 2,4")
-    parser.add_argument("--repeats", type=int, default=5, help="interleaved repetitions")
-    parser.add_argument("--quick", action="store_true", help="fewer repetitions (a few minutes on a CPU)")
-    parser.add_argument("--sampling", action="store_true", help="sample at T = 1 instead of greedy")
-    parser.add_argument("--no-hf", action="store_true", help="skip HF assisted generation")
-    parser.add_argument("--impl", default="solutions", help="whose generate functions to time")
-    parser.add_argument("--plot", default="bench_gamma_sweep.png", help="where the γ-sweep plot goes")
-    parser.add_argument("--json", action="store_true", help="print one JSON object as the last line")
 
 
 def parse_gammas(text: str) -> list[int]:
@@ -48,7 +25,6 @@ def build_setup(args):
         target, drafter = load_model(args.target, device, dtype), load_model(args.drafter or args.target, device, dtype)
         tokenizer_source, names = args.target, (args.target, args.drafter)
     elif args.pair == "shipped":
-        from grader.models import SHIPPED_DRAFTER
         target, drafter = load_model(SHIPPED_TARGET, device, dtype), load_model(SHIPPED_DRAFTER, device, dtype)
         tokenizer_source, names = SHIPPED_TARGET, ("shipped target", "shipped drafter")
     else:

@@ -32,9 +32,46 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench = commands.add_parser("bench", help="time speculative decoding against autoregressive "
                                 "decoding and HF assisted generation")
-    from grader.bench_command import add_arguments
-    add_arguments(bench)
+    add_bench_arguments(bench)
+
+    demo = commands.add_parser("demo", help="speculative decoding on the shipped pair, coloured, "
+                               "with its speedup measured on the spot")
+    add_demo_arguments(demo)
     return parser
+
+
+def add_bench_arguments(parser) -> None:
+    parser.add_argument("--pair", choices=["synthetic", "shipped"], default="synthetic",
+                        help="synthetic: the built benchmark pair (default); shipped: the trained one")
+    parser.add_argument("--target", help="a local directory or hub id (overrides --pair)")
+    parser.add_argument("--drafter", help="a local directory or hub id (with --target)")
+    parser.add_argument("--layers", type=int, default=16, help="synthetic target depth")
+    parser.add_argument("--hidden", type=int, default=512, help="synthetic width")
+    parser.add_argument("--divergence", type=float, default=0.02,
+                        help="synthetic: scale of the later layers' output projections (sets α)")
+    parser.add_argument("--device", default=None, help="cpu or cuda (default: cuda if available)")
+    parser.add_argument("--dtype", choices=["float32", "bfloat16", "float16"], default="float32")
+    parser.add_argument("--prompts", type=int, default=8)
+    parser.add_argument("--new-tokens", type=int, default=128)
+    parser.add_argument("--gammas", default="1-8", help="γ values to sweep, e.g. 1-8 or 2,4")
+    parser.add_argument("--repeats", type=int, default=5, help="interleaved repetitions")
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions (a few minutes on a CPU)")
+    parser.add_argument("--sampling", action="store_true", help="sample at T = 1 instead of greedy")
+    parser.add_argument("--no-hf", action="store_true", help="skip HF assisted generation")
+    parser.add_argument("--impl", default="solutions", help="whose generate functions to time")
+    parser.add_argument("--plot", default="bench_gamma_sweep.png", help="where the γ-sweep plot goes")
+    parser.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+
+
+def add_demo_arguments(parser) -> None:
+    parser.add_argument("prompt", nargs="?", default="def read_config(path):\n")
+    parser.add_argument("--gamma", type=int, default=4)
+    parser.add_argument("--max-gen-len", type=int, default=96)
+    parser.add_argument("--repeats", type=int, default=3, help="timed runs of each method")
+    parser.add_argument("--target", help="a local directory or hub id instead of the shipped target")
+    parser.add_argument("--drafter", help="a local directory or hub id instead of the shipped drafter")
+    parser.add_argument("--device", default=None)
+    parser.add_argument("--impl", default="solutions", help="whose speculative_generate to run")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,6 +81,9 @@ def main(argv: list[str] | None = None) -> int:
         return list_exercises(args.impl)
     if args.command == "bench":
         from grader.bench_command import run
+        return run(args)
+    if args.command == "demo":
+        from grader.demo import run
         return run(args)
     return check(parser, args)
 

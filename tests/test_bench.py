@@ -1,0 +1,46 @@
+"""`grader bench` and `grader demo` run, and their numbers are consistent (speed itself is
+measured by the benchmark, never asserted here)."""
+import json
+
+import pytest
+
+from grader import bench
+from tests.conftest import run_grader
+
+
+def test_theory_formulas():
+    assert bench.theory_tokens_per_call(0.0, 4) == 1.0
+    assert bench.theory_tokens_per_call(1.0, 4) == 5.0
+    assert bench.theory_tokens_per_call(0.5, 1) == pytest.approx(1.5)
+    assert bench.theory_speedup(0.5, 1, 0.5) == pytest.approx(1.0)
+
+
+def test_bench_runs_and_reports_consistent_numbers(tmp_path):
+    plot = tmp_path / "sweep.png"
+    result = run_grader("bench", "--layers", "3", "--hidden", "64", "--prompts", "2",
+                        "--new-tokens", "16", "--gammas", "1-3", "--quick", "--json",
+                        "--plot", str(plot), env={"HF_HUB_OFFLINE": "1"})
+    assert result.returncode == 0, result.stderr[-3000:]
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    for key in ("speedup_vs_autoregressive", "speedup_vs_hf_assisted", "acceptance_rate",
+                "tokens_per_target_call", "theory_tokens_per_target_call", "gamma", "device",
+                "processor", "target", "drafter"):
+        assert key in report, key
+    gamma = report["gamma"]
+    assert gamma in (1, 2, 3)
+    assert 0 <= report["acceptance_rate"] <= 1 and 0 <= report["alpha"] <= 1
+    assert 1 <= report["tokens_per_target_call"] <= gamma + 1
+    assert report["theory_tokens_per_target_call"] == pytest.approx(
+        bench.theory_tokens_per_call(report["alpha"], gamma))
+    assert report["speedup_vs_autoregressive"] > 0 and report["speedup_vs_hf_assisted"] > 0
+    for g, row in report["sweep"].items():  # each round emits its accepted drafts plus one
+        assert row["tokens_per_target_call"] == pytest.approx(1 + row["acceptance_rate"] * int(g), rel=0.35)
+    assert plot.stat().st_size > 1000
+
+
+def test_demo_runs_on_the_shipped_pair():
+    result = run_grader("demo", "import os\n", "--max-gen-len", "24", "--repeats", "1",
+                        env={"HF_HUB_OFFLINE": "1"})
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "greedy output identical to the target's alone: yes" in result.stdout
+    assert "acceptance rate" in result.stdout and "tokens/s" in result.stdout
