@@ -12,6 +12,7 @@ from scipy import stats as scipy_stats
 
 MIN_EXPECTED = 5.0  # cells expected fewer times than this are pooled (Pearson's χ² rule)
 TABLE_ROWS = 5
+STATISTICS = {"pearson": "χ²", "log-likelihood": "G"}  # scipy's power_divergence names
 
 
 @dataclass
@@ -24,38 +25,41 @@ class TestResult:
     impossible: list = field(default_factory=list)  # outcomes of probability 0 that occurred
 
 
-def goodness_of_fit(samples, law: dict, what: str = "outcome", show=str) -> TestResult:
-    """Pearson's χ² test that ``samples`` (hashable outcomes) are draws from ``law``.
+def goodness_of_fit(samples, law: dict, what: str = "outcome", show=str, *,
+                    statistic: str = "pearson", min_expected: float = MIN_EXPECTED) -> TestResult:
+    """Pearson's χ² test (or the G-test, ``statistic="log-likelihood"``) that ``samples``
+    (hashable outcomes) are draws from ``law``.
 
     ``law`` maps every outcome of positive probability to its probability (they sum to
     one). An observed outcome missing from ``law`` or of probability 0 is impossible and
-    fails outright (the support test). Cells expected fewer than ``MIN_EXPECTED`` times
+    fails outright (the support test). Cells expected fewer than ``min_expected`` times
     are pooled into one cell, itself merged with the next-smallest cell while too small.
     """
     counts = Counter(samples)
     n = sum(counts.values())
     impossible = sorted((o for o in counts if law.get(o, 0.0) <= 0.0), key=repr)
-    table = _discrepancy_table(counts, law, n, what, show)
+    table = _discrepancy_table(counts, law, n, [what], lambda o: [show(o)])
     if impossible:
         shown = ", ".join(f"{show(o)} ({counts[o]}x)" for o in impossible[:5])
         return TestResult(0.0, math.inf, n, f"produced {what}s that have probability 0: {shown}",
                           table, impossible)
-    observed, expected = _pooled(counts, law, n)
+    observed, expected = _pooled(counts, law, n, min_expected)
     if len(expected) < 2:
         return TestResult(1.0, 0.0, n, f"only one possible {what}")
-    statistic, p_value = scipy_stats.chisquare(observed, expected)
-    message = (f"the {what}s do not follow the exact law "
-               f"(χ² = {statistic:.1f} on {len(expected) - 1} degrees of freedom)")
-    return TestResult(float(p_value), float(statistic), n, message, table)
+    value, p_value = scipy_stats.power_divergence(observed, expected, lambda_=statistic)
+    message = (f"the {what}s do not follow the exact law ({STATISTICS[statistic]} = "
+               f"{value:.1f} on {len(expected) - 1} degrees of freedom)")
+    return TestResult(float(p_value), float(value), n, message, table)
 
 
-def conditional_goodness_of_fit(pairs, laws: dict, what: str = "outcome",
-                                given: str = "condition", show=str) -> TestResult:
-    """Pearson's χ² test that in each pair ``(condition, outcome)`` the outcome is a draw
-    from ``laws[condition]``, whatever the law of the conditions.
+def conditional_goodness_of_fit(pairs, laws: dict, what: str = "outcome", given: str = "condition",
+                                show=str, *, statistic: str = "pearson",
+                                min_expected: float = MIN_EXPECTED) -> TestResult:
+    """Pearson's χ² test (or the G-test) that in each pair ``(condition, outcome)`` the
+    outcome is a draw from ``laws[condition]``, whatever the law of the conditions.
 
     Given the conditions, each condition's outcomes are an independent multinomial
-    sample, so the strata's χ² statistics (each pooled as in ``goodness_of_fit``) and their
+    sample, so the strata's statistics (each pooled as in ``goodness_of_fit``) and their
     degrees of freedom add up. A pair whose condition has no law, or whose outcome has
     probability 0 under it, is impossible and fails outright.
     """
@@ -65,25 +69,24 @@ def conditional_goodness_of_fit(pairs, laws: dict, what: str = "outcome",
     per_condition = Counter(c for c, _ in pairs)
     joint = {(c, o): per_condition[c] * p / n for c in per_condition for o, p in laws.get(c, {}).items()}
     impossible = sorted((pair for pair in counts if joint.get(pair, 0.0) <= 0.0), key=repr)
-    label = f"{what} given {given}"
-    table = _discrepancy_table(counts, joint, n, label, lambda pair: f"{show(pair[1])} | {pair[0]}")
+    table = _discrepancy_table(counts, joint, n, [given, what], lambda pair: [str(pair[0]), show(pair[1])])
     if impossible:
         shown = ", ".join(f"{show(o)} given {given} {c} ({counts[c, o]}x)" for c, o in impossible[:5])
         return TestResult(0.0, math.inf, n, f"produced {what}s that have probability 0: {shown}",
                           table, impossible)
-    statistic, dof = 0.0, 0
+    total, dof = 0.0, 0
     for condition, size in per_condition.items():
         stratum = Counter({o: m for (c, o), m in counts.items() if c == condition})
-        observed, expected = _pooled(stratum, laws[condition], size)
+        observed, expected = _pooled(stratum, laws[condition], size, min_expected)
         if len(expected) > 1:
-            statistic += float(((observed - expected) ** 2 / expected).sum())
+            total += float(scipy_stats.power_divergence(observed, expected, lambda_=statistic)[0])
             dof += len(expected) - 1
     if dof == 0:
         return TestResult(1.0, 0.0, n, f"only one possible {what} for every {given}")
-    p_value = float(scipy_stats.chi2.sf(statistic, dof))
+    p_value = float(scipy_stats.chi2.sf(total, dof))
     message = (f"the {what}s do not follow their exact law given the {given} "
-               f"(χ² = {statistic:.1f} on {dof} degrees of freedom)")
-    return TestResult(p_value, statistic, n, message, table)
+               f"({STATISTICS[statistic]} = {total:.1f} on {dof} degrees of freedom)")
+    return TestResult(p_value, total, n, message, table)
 
 
 def rate_test(successes: int, trials: int, expected_rate: float, what: str) -> TestResult:
@@ -112,26 +115,35 @@ def holm(p_values: list[float], alpha: float) -> list[bool]:
     return rejected
 
 
-def _pooled(counts: Counter, law: dict, n: int) -> tuple[np.ndarray, np.ndarray]:
-    cells = sorted(law.items(), key=lambda item: item[1])
-    observed = [counts.get(o, 0) for o, _ in cells]
-    expected = [p * n for _, p in cells]
+def pooled_cells(law: dict, n: int, min_expected: float = MIN_EXPECTED) -> list[list]:
+    """The cells a test of ``n`` draws compares: groups of outcomes of ``law``.
+
+    Outcomes expected fewer than ``min_expected`` times are pooled into one cell, which
+    keeps absorbing the next-smallest outcome while it is still too small; every other
+    outcome is a cell of its own.
+    """
+    outcomes = sorted(law, key=law.get)
     small = 0
-    while small < len(expected) and expected[small] < MIN_EXPECTED:
+    while small < len(outcomes) and law[outcomes[small]] * n < min_expected:
         small += 1
-    # pool the small cells, then keep absorbing the next cell until the pool is big enough
-    pooled_obs, pooled_exp = sum(observed[:small]), sum(expected[:small])
-    while small and pooled_exp < MIN_EXPECTED and small < len(expected):
-        pooled_obs += observed[small]
-        pooled_exp += expected[small]
+    pooled_mass = sum(law[o] for o in outcomes[:small])
+    while small and pooled_mass * n < min_expected and small < len(outcomes):
+        pooled_mass += law[outcomes[small]]
         small += 1
-    obs = ([pooled_obs] if small else []) + observed[small:]
-    exp = ([pooled_exp] if small else []) + expected[small:]
-    exp = np.array(exp, dtype=float)
-    return np.array(obs, dtype=float), exp * (sum(obs) / exp.sum())  # guard float drift
+    return ([outcomes[:small]] if small else []) + [[o] for o in outcomes[small:]]
 
 
-def _discrepancy_table(counts: Counter, law: dict, n: int, what: str, show) -> list[list[str]]:
+def _pooled(counts: Counter, law: dict, n: int,
+            min_expected: float = MIN_EXPECTED) -> tuple[np.ndarray, np.ndarray]:
+    cells = pooled_cells(law, n, min_expected)
+    observed = np.array([sum(counts.get(o, 0) for o in cell) for cell in cells], dtype=float)
+    expected = np.array([sum(law[o] for o in cell) * n for cell in cells])
+    return observed, expected * (observed.sum() / expected.sum())  # guard float drift
+
+
+def _discrepancy_table(counts: Counter, law: dict, n: int, header: list[str], cells) -> list[list[str]]:
+    """The outcomes farthest from their expected counts: ``header`` names the columns that
+    ``cells(outcome)`` fills, then observed, expected and z."""
     outcomes = set(law) | set(counts)
 
     def z(o):
@@ -139,7 +151,7 @@ def _discrepancy_table(counts: Counter, law: dict, n: int, what: str, show) -> l
         return (counts.get(o, 0) - e) / math.sqrt(e) if e > 0 else math.inf
 
     worst = sorted(outcomes, key=lambda o: -abs(z(o)))[:TABLE_ROWS]
-    rows = [[what, "observed", "expected", "z"]]
+    rows = [header + ["observed", "expected", "z"]]
     for o in worst:
-        rows.append([show(o), str(counts.get(o, 0)), f"{law.get(o, 0.0) * n:.1f}", f"{z(o):+.1f}"])
+        rows.append(cells(o) + [str(counts.get(o, 0)), f"{law.get(o, 0.0) * n:.1f}", f"{z(o):+.1f}"])
     return rows

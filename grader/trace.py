@@ -35,10 +35,16 @@ class LoggedModel(RecordingModel):
     def __call__(self, input_ids=None, *args, **kwargs):
         if input_ids is None:
             input_ids = kwargs.pop("input_ids")
-        out = super().__call__(input_ids, *args, **kwargs)
-        last = self.forwards[-1]
-        self.log.append(Call(last.fed, last.cached, self.role, input_ids[0].tolist()))
-        return out
+        recorded = len(self.forwards)
+        try:
+            return super().__call__(input_ids, *args, **kwargs)
+        finally:  # logged even when the forward raises: the log then shows what caused it
+            if len(self.forwards) > recorded:
+                last = self.forwards[-1]
+                self.log.append(Call(last.fed, last.cached, self.role, input_ids[0].tolist()))
+
+    def forward(self, *args, **kwargs):  # model.forward(...) is logged like model(...)
+        return self(*args, **kwargs)
 
 
 @dataclass

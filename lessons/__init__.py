@@ -10,6 +10,11 @@ _MODULES = {
     "MultinomialProcessor": "sampling", "TopKProcessor": "sampling",
     "NucleusProcessor": "sampling", "TopKNucleusProcessor": "sampling",
     "autoregressive_generate": "autoregressive",
+    "max_fn": "residual",
+    "speculative_decoding_verify": "verification", "speculative_sampling": "verification",
+    "greedy_match": "verification",
+    "speculative_generate": "speculative",
+    "NGramStorage": "ngram", "PromptLookup": "ngram", "ngram_assisted_speculative_generate": "ngram",
 }
 __all__ = list(_MODULES)
 

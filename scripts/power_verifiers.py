@@ -11,6 +11,7 @@ import argparse
 import sys
 import tempfile
 import time
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -20,8 +21,9 @@ sys.path.insert(0, str(ROOT))
 EXERCISES = ("max_fn", "speculative_decoding_verify", "speculative_sampling", "greedy_match")
 
 
-def detections(path: str, exercise_id: str, seeds: list[int]) -> tuple[int, float]:
-    """How many of ``seeds`` fail the check of ``path``, and the mean seconds per check."""
+def detections(path: str, exercise_id: str, seeds: list[int]) -> tuple[int, float, Counter]:
+    """How many of ``seeds`` fail the check of ``path``, the mean seconds per check, and how
+    often each kind of property failed (the case name before ':' left out)."""
     import torch
 
     from grader import exercises
@@ -30,8 +32,12 @@ def detections(path: str, exercise_id: str, seeds: list[int]) -> tuple[int, floa
 
     torch.set_num_threads(1)
     start = time.perf_counter()
-    failed = sum(run_check(exercises.get(exercise_id), path, seed).status == FAILED for seed in seeds)
-    return failed, (time.perf_counter() - start) / len(seeds)
+    failed, kinds = 0, Counter()
+    for seed in seeds:
+        verdict = run_check(exercises.get(exercise_id), path, seed)
+        failed += verdict.status == FAILED
+        kinds.update({f.property.split(": ", 1)[-1] for f in verdict.findings})
+    return failed, (time.perf_counter() - start) / len(seeds), kinds
 
 
 def main() -> None:
@@ -49,14 +55,16 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as directory, ProcessPoolExecutor(args.workers) as pool:
         paths = [str(mutants.build(m, Path(directory))) for m in chosen]
         futures = [pool.submit(detections, path, m.exercise, seeds) for m, path in zip(chosen, paths)]
-        print("| mutant | exercise | caught | rate | s / check |")
-        print("| --- | --- | --- | --- | --- |")
+        print("| mutant | exercise | caught | rate | caught most often by | s / check |")
+        print("| --- | --- | --- | --- | --- | --- |")
         worst = 1.0
         for mutant, future in zip(chosen, futures):
-            caught, seconds = future.result()
+            caught, seconds, kinds = future.result()
             worst = min(worst, caught / len(seeds))
+            by = "; ".join(kind for kind, _ in kinds.most_common(2))
             print(f"| `{mutant.name}`: {mutant.description} | {mutant.exercise} | "
-                  f"{caught}/{len(seeds)} | {caught / len(seeds):.2f} | {seconds:.1f} |", flush=True)
+                  f"{caught}/{len(seeds)} | {caught / len(seeds):.2f} | {by} | {seconds:.1f} |",
+                  flush=True)
     print(f"\nlowest detection rate: {worst:.2f} over {len(chosen)} mutants, seeds 0..{args.seeds - 1}")
 
 

@@ -1,5 +1,7 @@
 """The reference implementation of every exercise (same names as ``lessons``)."""
 from solutions.autoregressive import autoregressive_generate
+from solutions.ngram import NGramStorage, PromptLookup, ngram_assisted_speculative_generate
+from solutions.residual import max_fn
 from solutions.sampling import (
     GreedyProcessor,
     LogitsProcessor,
@@ -8,8 +10,13 @@ from solutions.sampling import (
     TopKNucleusProcessor,
     TopKProcessor,
 )
+from solutions.speculative import speculative_generate
+from solutions.verification import greedy_match, speculative_decoding_verify, speculative_sampling
 
 __all__ = [
     "GreedyProcessor", "LogitsProcessor", "MultinomialProcessor", "NucleusProcessor",
     "TopKNucleusProcessor", "TopKProcessor", "autoregressive_generate",
+    "max_fn", "speculative_decoding_verify", "speculative_sampling", "greedy_match",
+    "speculative_generate",
+    "NGramStorage", "PromptLookup", "ngram_assisted_speculative_generate",
 ]

@@ -79,9 +79,9 @@ def speculative_generate(
 
     while end < total_len:
         k = min(gamma, total_len - end - 1)  # keep one slot for the target's own token
-        q = draft(drafter, ids, end, k, logits_processor, drafter_cache)  # k rows [V]
+        q_rows = draft(drafter, ids, end, k, logits_processor, drafter_cache)
         p = logits_processor(forward(target, ids, end + k, target_cache, rows=k + 1))  # [k+1, V]
-        q = torch.stack(q) if q else p[:0]  # [k, V]
+        q = torch.stack(q_rows) if q_rows else p[:0]  # [k, V]
         drafts = ids[0, end : end + k].tolist() if debug else None  # before a token overwrites one
         rejected_idx, token = speculative_sampling(p, q, ids[0, end : end + k])
         if skip_sample_adjustment:  # the biased shortcut: p itself, not the residual

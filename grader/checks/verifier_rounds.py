@@ -15,6 +15,12 @@ from grader import stats, verifier_laws
 from grader.harness import CheckRun
 from grader.verifier_cases import Case
 
+# G-tests with every cell expected ≥ 20 times: simulated, their χ² tail holds where Holm's
+# thresholds lie (p ≈ 2e-5); Pearson's χ² with cells ≥ 5 overstates significance there
+# 2–3 times (a cell expected 5 times has a heavy upper tail), which would spend the
+# family error rate several times over.
+LAW_TEST = {"statistic": "log-likelihood", "min_expected": 20.0}
+PAIR = "a pair (rejected_idx, resampled_token) of 0-dim integer tensors"
 JOINT_HINT = ("accept draft i with probability min(1, p_i(d)/q_i(d)); at the first rejection "
               "draw one token from norm(max(0, p_i − q_i)) and stop; if all k drafts are accepted, "
               "draw the bonus token from p_k.")
@@ -34,8 +40,8 @@ CORRECTION_HINT = ("after the first rejection, at position i, draw the token fro
                    "from p_i, from q_i − p_i, from another row, or with the uniform that decided the "
                    "rejection (it is conditioned to be ≥ p/q) gives this pattern.")
 EQUAL_HINT = ("min(1, p/q) = 1 when p == q: accept when u · q < p (or u < p/q) with u in [0, 1); "
-              "a test like u < p/q − ε, or a residual of zeros sampled anyway, rejects drafts it "
-              "must accept")
+              "a test like u < p/q − ε, a smoothed or clamped q, or a residual of zeros sampled "
+              "anyway, rejects drafts it must accept")
 ZERO_TARGET_MESSAGE = ("in these rounds draft 0 has p == q (always accepted) and draft 1 has p = 0 "
                        "(never accepted), so every round must stop at position 1")
 ZERO_TARGET_HINT = ("accept iff u · q < p: with p = 0 this is never true, whereas u <= p/q accepts "
@@ -64,17 +70,46 @@ def call_rounds(check: CheckRun, verify, drafts, arrange, *inputs, what: str, **
     return check.call(batch, drafts, *inputs, what=what)
 
 
+def parsed(check: CheckRun, result, k: int, vocab: int, device, what: str) -> tuple[int, int]:
+    """The ints ``(rejected_idx, token)`` of one result of ``speculative_sampling`` or
+    ``greedy_match``, or a failure that says what is wrong with it."""
+    if not (isinstance(result, (tuple, list)) and len(result) == 2):
+        check.fail("return value", f"returned {type(result).__name__} {str(result)[:60]} {what}; "
+                   f"expected {PAIR}")
+    for name, value in zip(("rejected_idx", "resampled_token"), result):
+        if not isinstance(value, torch.Tensor) or value.dim() != 0:
+            found = (f"a tensor of shape {list(value.shape)}" if isinstance(value, torch.Tensor)
+                     else f"of type {type(value).__name__}")
+            check.fail("return value", f"{name} is {found} {what}; expected {PAIR}",
+                       "index a 1-D tensor with a 0-dim index (t[i]) or take .argmax() of a "
+                       "1-D tensor: both give 0-dim tensors; avoid .item() (a host sync)")
+        if value.is_floating_point() or value.is_complex() or value.dtype == torch.bool:
+            check.fail("return dtype", f"{name} has dtype {value.dtype} {what}; expected an "
+                       "integer dtype (torch.long)")
+        if value.device != device:
+            check.fail("return device", f"{name} is on {value.device} for inputs on {device} "
+                       f"{what}; keep everything on the inputs' device")
+    j, t = int(result[0]), int(result[1])
+    if not 0 <= j <= k:
+        check.fail("rejected_idx range", f"rejected_idx = {j} {what}; it must lie in [0, k = {k}] "
+                   "(k means every draft was accepted)")
+    if not 0 <= t < vocab:
+        check.fail("token range", f"resampled_token = {t} {what}; a token id lies in [0, V = {vocab})")
+    return j, t
+
+
 def test_laws(check: CheckRun, case: Case, outcomes: list[tuple]) -> None:
     """Record the law tests of one case; ``outcomes`` are the emitted-token tuples."""
     p, q, k = case.p, case.q, case.k
     check.test(f"{case.name}: joint law of the emitted tokens",
-               stats.goodness_of_fit(outcomes, case.emission_law, "emitted sequence", show_tokens),
+               stats.goodness_of_fit(outcomes, case.emission_law, "emitted sequence", show_tokens,
+                                     **LAW_TEST),
                JOINT_HINT)
 
     counts = [len(o) - 1 for o in outcomes]
     count_law = verifier_laws.accepted_count_law(p, q)
     expected_mean = sum(j * prob for j, prob in count_law.items())
-    result = stats.goodness_of_fit(counts, count_law, "accepted count")
+    result = stats.goodness_of_fit(counts, count_law, "accepted count", **LAW_TEST)
     result.message += (f"; mean {np.mean(counts):.3f} accepted, exact {expected_mean:.3f} "
                        f"(acceptance rates Σ min(p_i, q_i) = "
                        f"{', '.join(f'{a:.3f}' for a in verifier_laws.acceptance_rates(p, q))})")
@@ -83,18 +118,18 @@ def test_laws(check: CheckRun, case: Case, outcomes: list[tuple]) -> None:
 
     check.test(f"{case.name}: law of the first token (must be p_0)",
                stats.goodness_of_fit([o[0] for o in outcomes], verifier_laws.first_token_law(p),
-                                     "first token"), FIRST_TOKEN_HINT)
+                                     "first token", **LAW_TEST), FIRST_TOKEN_HINT)
 
     corrections = [(len(o) - 1, o[-1]) for o in outcomes if len(o) <= k]
     check.test(f"{case.name}: law of the correction token given the stop position",
                stats.conditional_goodness_of_fit(corrections, verifier_laws.correction_laws(p, q),
-                                                 "correction token", "stop position"),
+                                                 "correction token", "stop position", **LAW_TEST),
                CORRECTION_HINT)
 
     bonuses = [o[-1] for o in outcomes if len(o) == k + 1]
     if bonuses:
         check.test(f"{case.name}: law of the bonus token (all {k} accepted)",
-                   stats.goodness_of_fit(bonuses, verifier_laws.bonus_law(p), "bonus token"),
+                   stats.goodness_of_fit(bonuses, verifier_laws.bonus_law(p), "bonus token", **LAW_TEST),
                    BONUS_HINT)
 
 

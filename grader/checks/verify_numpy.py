@@ -10,6 +10,7 @@ from grader.verifier_cases import build_cases, equal_distributions, zero_target_
 LAW_DRAWS = 2000
 CASES = build_cases(LAW_DRAWS)
 SMALL_DRAWS = 20  # rounds for each deterministic property
+EQUAL_DRAWS = 250  # p == q: many rounds, so that a rule rejecting now and then shows
 STOP_HINT = ("a round emits the accepted drafts, in order, then one token: the correction at "
              "the first rejection (then return at once) or the bonus from the last target row")
 
@@ -35,13 +36,15 @@ def verified(check: CheckRun, verify, target, proposal, drafts: list[list[int]],
 
 
 def emitted(check: CheckRun, result, draft: list[int], vocab: int, what: str) -> tuple:
+    """The ids one round returned, as a tuple, or a failure that says what is wrong with them."""
     if isinstance(result, np.ndarray) and result.ndim == 1:
         result = result.tolist()
     if not (isinstance(result, (list, tuple)) and result
             and all(isinstance(t, (int, np.integer)) and not isinstance(t, bool) for t in result)):
         check.fail("return value", f"returned {type(result).__name__} {str(result)[:60]} {what}; "
                    "expected a non-empty list of ints (the emitted token ids)",
-                   "wrap numpy scalars with int(...) as you append them")
+                   "build a Python list and append int(token) for every emitted token; floats, "
+                   "tensors and None are not token ids")
     tokens = tuple(int(t) for t in result)
     j = len(tokens) - 1
     if j > len(draft) or list(tokens[:j]) != list(draft[:j]):
@@ -64,7 +67,7 @@ def check_list_inputs(check: CheckRun, verify) -> None:
 
 def check_equal_distributions(check: CheckRun, verify) -> None:
     target, proposal = equal_distributions()
-    drafts = rounds.draw_drafts(check, proposal, SMALL_DRAWS, "p == q").tolist()
+    drafts = rounds.draw_drafts(check, proposal, EQUAL_DRAWS, "p == q").tolist()
     check.seed_everything("p == q")
     outcomes = verified(check, verify, target, proposal, drafts, "(p == q)")
     k = len(proposal)

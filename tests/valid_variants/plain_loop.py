@@ -1,4 +1,4 @@
-"""Correct verifiers written as plain loops: one draft at a time, a fresh uniform per
+"""Correct verifiers written as plain loops: one draft at a time, fresh uniforms for every
 decision, tokens by inverse CDF over unnormalised weights. Slow, but obviously right."""
 import numpy as np
 import torch
@@ -20,16 +20,18 @@ def speculative_sampling(target_dists, proposal_dists, candidate_tokens, generat
 def speculative_decoding_verify(draft_tokens, draft_probs, target_probs, vocab_size):
     emitted = []
     for i, token in enumerate(draft_tokens):
+        accept, pick = np.random.uniform(size=2)  # both drawn before the decision
         p, q = target_probs[i][token], draft_probs[i][token]
-        if np.random.uniform() < p / q:
+        if accept < p / q:
             emitted.append(int(token))
             continue
         residual = [max(a - b, 0.0) for a, b in zip(target_probs[i], draft_probs[i])]
-        return emitted + [_inverse_cdf(residual)]
-    return emitted + [_inverse_cdf(list(target_probs[len(draft_tokens)]))]
+        return emitted + [_inverse_cdf(residual, pick)]
+    return emitted + [_inverse_cdf(list(target_probs[len(draft_tokens)]), np.random.uniform())]
 
 
-def _inverse_cdf(weights) -> int:
-    """Token i with probability weights[i] / sum(weights); a zero weight is never drawn."""
-    cumulative = np.cumsum(weights)
-    return int(np.searchsorted(cumulative, np.random.uniform(0, cumulative[-1]), side="right"))
+def _inverse_cdf(weights, uniform: float) -> int:
+    """Token i with probability weights[i] / sum(weights) for a uniform in [0, 1), counted
+    from the last token down; a zero weight is never drawn."""
+    cumulative = np.cumsum(weights[::-1])
+    return len(weights) - 1 - int(np.searchsorted(cumulative, uniform * cumulative[-1], side="right"))

@@ -1,0 +1,96 @@
+"""Check `max_fn`: ``norm(max(0, x))`` over the last dim for any leading dims, the dtype and
+device kept, and rows with no positive entry (p == q at a position) giving zeros, not NaN."""
+import torch
+
+from grader.harness import CheckRun
+
+SHAPES = [(7,), (4, 7), (7, 7), (2, 3, 7), (1, 1, 7)]  # (7, 7): a sum over the wrong dim shows
+FORMULA_HINT = ("clamp the negative entries to 0 (x.clamp(min=0)), then divide every row by its "
+                "sum over the last dim, kept for broadcasting (sum(dim=-1, keepdim=True)); no ε "
+                "in the denominator: it leaves rows that do not sum to 1.")
+ZERO_ROW_HINT = ("a row with nothing positive has sum 0, and 0 / 0 is NaN: divide by the sum only "
+                 "where it is positive, e.g. torch.where(total > 0, total, torch.ones_like(total)), "
+                 "so that such a row stays all zeros, and a row with a tiny positive mass still "
+                 "sums to 1. Exact code never samples from it: a rejection "
+                 "there has probability 1 − Σ min(p, q) = 0.")
+DTYPE_HINT = ("use the input's own tensor ops; .float(), .double(), .cpu() or new tensors made "
+              "without dtype= and device= change them")
+
+
+def run(check: CheckRun) -> None:
+    max_fn = check.function("max_fn")
+    devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    for device in devices:
+        for dtype in (torch.float64, torch.float32):
+            where = f"{str(dtype).removeprefix('torch.')} on {device}"
+            inputs = [differences(check, shape, dtype, device) for shape in SHAPES]
+            outputs = [output(check, max_fn, x, f"x = p − q of shape {list(x.shape)}, {where}")
+                       for x in inputs]
+            edge = edge_rows(dtype, device)
+            edge_output = output(check, max_fn, edge, f"rows with no positive entry, {where}")
+            kept = [(y.dtype, y.device) for y in outputs + [edge_output] if (y.dtype, y.device) !=
+                    (dtype, edge.device)]
+            check.require(f"dtype and device kept ({where})", not kept,
+                          f"returned {kept[0][0]} on {kept[0][1]} for {dtype} on {edge.device}"
+                          if kept else "", DTYPE_HINT)
+            compare(check, f"norm(max(0, x)) over the last dim ({where})", inputs, outputs,
+                    FORMULA_HINT)
+            compare(check, f"rows with no positive entry give zeros ({where})", [edge],
+                    [edge_output], ZERO_ROW_HINT)
+
+
+def differences(check: CheckRun, shape: tuple, dtype, device) -> torch.Tensor:
+    """``p − q`` for random distributions ``p``, ``q`` of the given shape: what max_fn gets."""
+    generator = check.generator("differences", shape, str(dtype))
+    p, q = (2 * torch.randn((2,) + shape, generator=generator, dtype=torch.float64)).softmax(-1)
+    return (p - q).to(dtype=dtype, device=device)
+
+
+def edge_rows(dtype, device) -> torch.Tensor:
+    """``[6, 4]``: all zeros, all negative, −0.0 and zeros, one tiny positive, p − p, normal."""
+    p = torch.tensor([0.1, 0.2, 0.3, 0.4], dtype=torch.float64)
+    rows = torch.stack([torch.zeros(4, dtype=torch.float64),
+                        torch.tensor([-1.0, -0.5, -2.0, -1e-9], dtype=torch.float64),
+                        torch.tensor([-0.0, 0.0, -0.0, -3.0], dtype=torch.float64),
+                        torch.tensor([1e-30, -1.0, 0.0, -0.2], dtype=torch.float64),
+                        p - p,
+                        torch.tensor([0.3, -0.1, 0.05, -0.25], dtype=torch.float64)])
+    return rows.to(dtype=dtype, device=device)
+
+
+def output(check: CheckRun, max_fn, x: torch.Tensor, what: str) -> torch.Tensor:
+    out = check.call(max_fn, x, what=f"on {what}")
+    if not isinstance(out, torch.Tensor):
+        check.fail("output type", f"returned {type(out).__name__} on {what}; expected a tensor")
+    if out.shape != x.shape:
+        check.fail("output shape", f"returned shape {list(out.shape)} on {what}; expected "
+                   f"{list(x.shape)}: the same shape, normalised over the last dim",
+                   "keep every dim: reduce with keepdim=True and divide by broadcasting")
+    return out
+
+
+def expected(x: torch.Tensor) -> torch.Tensor:
+    """The exact answer, in float64 on the CPU."""
+    positive = x.double().cpu().clamp(min=0)
+    total = positive.sum(-1, keepdim=True)
+    return positive / torch.where(total > 0, total, 1.0) + 0.0  # + 0.0 turns −0.0 into 0.0
+
+
+def compare(check: CheckRun, prop: str, inputs, outputs, hint: str) -> None:
+    """Require every output to equal ``expected`` of its input; show the worst entries."""
+    for x, out in zip(inputs, outputs):
+        want = expected(x).flatten()
+        got = out.detach().double().cpu().flatten()
+        tolerance = 1e-12 if x.dtype == torch.float64 else 1e-6
+        error = (got - want).abs().nan_to_num(nan=float("inf"))
+        if error.max() <= tolerance:
+            continue
+        rows = [["index", "yours", "expected"]]
+        for flat in error.argsort(descending=True)[:5].tolist():
+            if error[flat] > tolerance:
+                index = [int(i) for i in torch.unravel_index(torch.tensor(flat), x.shape)]
+                rows.append([str(index), f"{got[flat]:.6g}", f"{want[flat]:.6g}"])
+        found = "returned NaN" if torch.isnan(got).any() else f"differs by up to {error.max():.3g}"
+        check.require(prop, False, f"{found} on an input of shape {list(x.shape)}", hint, rows)
+        return
+    check.require(prop, True, "")

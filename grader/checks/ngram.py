@@ -1,0 +1,337 @@
+"""Check `ngram`: `NGramStorage` and `ngram_assisted_speculative_generate` (lesson 5).
+
+The storage is graded alone and deterministically: what it predicts after it was
+initialised and updated (the longest known context decides, shorter ones back it up,
+the most frequent continuation wins, ties go to the first seen, None where it knows
+nothing).
+
+The loop is graded with the course's storage, so that a storage still being written
+never hides a correct loop, and on what makes it correct, not on what it drafts: drafts
+that depend only on the text so far and on the target's verified logits give an exact
+loop, a storage that is never updated (prompt lookup) included; it is slower, not wrong.
+Under greedy decoding: the output equals the target's alone, every target forward sees
+the text so far and the round's drafts (with a cache, only what it has not seen), the
+returned rate is the drafts accepted over the drafts made, end tokens and ``max_gen_len``
+are honoured; with a storage that ignores updates the drafts are fixed by the contract,
+so the forwards must be the reference's. Under sampling: the law of the first L tokens,
+computed exactly by enumeration through the tiny target, jointly and token by token.
+"""
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader import laws, ngram_trace, stats, tiny
+from grader.checks.speculative_generate import MODEL_SEED, NO_EOS, generated
+from grader.harness import CheckRun, Stop
+from grader.models import SHIPPED_TARGET, load_pair
+from grader.trace import LoggedModel
+from grader.verdict import ERROR
+from solutions import sampling
+from solutions.autoregressive import as_list, autoregressive_generate
+from solutions.ngram import NGramStorage, PromptLookup
+from solutions.ngram import ngram_assisted_speculative_generate as reference_generate
+
+VOCAB = tiny.TINY_VOCAB
+SHOWN_FORWARDS = 6
+
+
+@dataclass(frozen=True)
+class StorageCase:
+    """``NGramStorage(n, VOCAB)``, initialised with each of ``prompts`` in turn, then
+    ``updates`` (context, tokens); ``next_token(query)`` must give ``expected``."""
+
+    prop: str
+    n: int
+    prompts: tuple
+    query: tuple
+    expected: int | None
+    hint: str
+    updates: tuple = ()
+
+
+REPEATS = (0, 1, 2, 3, 1, 4, 3, 1, 4)  # (0, 1) -> 2 once; (1,) -> 2 once, 4 twice
+STORAGE_CASES = [
+    StorageCase("the longest context decides", 3, (REPEATS,), (0, 1), 2,
+                "look up the last n − 1 tokens first, then shorter suffixes: here (0, 1) was "
+                "followed by 2, while (1,) alone was followed more often by 4"),
+    StorageCase("back-off to a shorter context", 3, (REPEATS,), (5, 1), 4,
+                "when the last n − 1 tokens were never seen, try the last n − 2, and so on "
+                "down to the last token alone"),
+    StorageCase("an unknown context gives None", 3, (REPEATS,), (4, 5), None,
+                "return None when not even the last token was ever followed by anything"),
+    StorageCase("an empty context gives None", 3, (REPEATS,), (), None,
+                "a context of no tokens has no suffix to look up: return None"),
+    StorageCase("only the last n − 1 tokens count", 3, (REPEATS,), (2, 3, 0, 1), 2,
+                "a longer context is cut to its last n − 1 tokens (here (0, 1))"),
+    StorageCase("update counts every suffix of the context", 3, (REPEATS,), (5, 1), 5,
+                "update(context, tokens) counts each token after every suffix of 1 to n − 1 "
+                "tokens of the context: three 5s after (3, 2, 0, 1) also count after (1,)",
+                updates=(((3, 2, 0, 1), (5,)),) * 3),
+    StorageCase("updates outweigh the prompt", 3, (REPEATS,), (0, 1), 5,
+                "the most frequent continuation wins: 5 counted three times after (0, 1), 2 once",
+                updates=(((3, 2, 0, 1), (5,)),) * 3),
+    StorageCase("update counts each of several tokens", 3, ((4, 0),), (4,), 5,
+                "update(context, [2, 5]) counts 2 once and 5 once; after update([4], [5]) 5 has "
+                "two counts after (4,)", updates=(((4,), (2, 5)), ((4,), (5,)))),
+    StorageCase("ties go to the continuation seen first", 3, ((3, 2, 3, 0),), (3,), 2,
+                "(3,) was followed once by 2, then once by 0: on equal counts keep the first seen "
+                "(Python's max over a dict in insertion order does)"),
+    StorageCase("n = 2 looks at the last token only", 2, ((0, 1, 2, 0, 1, 3),), (2, 0), 1,
+                "with n = 2 the context is the last token alone"),
+    StorageCase("n = 4: three tokens of context first", 4, ((0, 1, 2, 3, 5, 1, 2, 4, 5, 1, 2, 4),),
+                (0, 1, 2), 3, "with n = 4 try the last three tokens first: (0, 1, 2) was followed "
+                "by 3, while (1, 2) was followed more often by 4"),
+    StorageCase("n = 4: back-off by one token", 4, ((0, 1, 2, 3, 5, 1, 2, 4, 5, 1, 2, 4),),
+                (3, 1, 2), 4, "(3, 1, 2) was never seen: back off to (1, 2)"),
+    StorageCase("initialize forgets what came before", 3, (REPEATS, (5, 5)), (0, 1), None,
+                "initialize(ids) starts from an empty storage, then learns the n-grams of ids"),
+]
+
+
+@dataclass
+class Run:
+    """One greedy run of the loop on the tiny target, with the course's storage."""
+
+    prompt: list[int]
+    n: int
+    gamma: int
+    max_gen_len: int = 12
+    first_target: bool = True
+    stop_if_unknown: bool = False
+    use_cache: bool = False
+    filler_top_k: int = 3
+    lookup: bool = False  # a storage that learns the prompt only (prompt lookup)
+    eos: int | list[int] = NO_EOS
+
+    def storage(self):
+        storage = NGramStorage(self.n, VOCAB)
+        return PromptLookup(storage) if self.lookup else storage
+
+    def kwargs(self) -> dict:
+        return dict(gamma=self.gamma, max_gen_len=self.max_gen_len, first_target=self.first_target,
+                    stop_if_unknown=self.stop_if_unknown, use_cache=self.use_cache,
+                    filler_top_k=self.filler_top_k, eos_tokens_id=self.eos)
+
+    def __repr__(self) -> str:
+        storage = f"NGramStorage({self.n}, {VOCAB})"
+        storage = f"PromptLookup({storage})" if self.lookup else storage
+        defaults = dict(first_target=True, stop_if_unknown=False, use_cache=False, filler_top_k=3,
+                        eos_tokens_id=NO_EOS)
+        shown = ", ".join(f"{k}={v}" for k, v in self.kwargs().items() if defaults.get(k, v) != v
+                          or k in ("gamma", "max_gen_len"))
+        return f"prompt {self.prompt}, {storage}, {shown}"
+
+
+GREEDY_RUNS = [
+    Run([0], 3, 1),
+    Run([0], 3, 4, use_cache=True, filler_top_k=0),
+    Run([2, 3, 4], 2, 2, first_target=False),
+    Run([2, 3, 4], 3, 4, stop_if_unknown=True, use_cache=True),
+    Run([2, 3, 2, 3, 2], 3, 2, use_cache=True, filler_top_k=1),
+    Run([2, 3, 2, 3, 2], 4, 4, first_target=False, stop_if_unknown=True),
+    Run([4, 4, 4, 4], 3, 3, lookup=True),
+    Run([0, 5, 0, 5, 0, 5], 3, 5, first_target=False, use_cache=True, lookup=True),
+] + [Run([1, 2], 3, 4, max_gen_len=length, use_cache=length % 2 == 0) for length in (1, 2, 4, 7)]
+# an end token drafted and accepted in the middle of a round (tests/test_ngram.py makes sure)
+END_TOKEN_RUNS = [Run([2, 3, 0], 3, 4, eos=0), Run([2, 3, 0], 3, 4, eos=[4, 0], use_cache=True)]
+# storages that ignore updates: the drafts are then fixed by the contract
+FIXED_DRAFT_RUNS = [
+    ("drafts chained from the storage, stopping where it knows nothing",
+     Run([3, 3, 2, 3, 2, 0, 4], 3, 4, stop_if_unknown=True, lookup=True),
+     "draft i is storage.next_token(text + drafts[:i]); with stop_if_unknown, the round's "
+     "drafting ends at the first None; k = min(gamma, tokens left − 1)"),
+    ("drafts chained from the storage (cache)",
+     Run([3, 3, 2, 3, 2, 0, 4], 3, 3, stop_if_unknown=True, lookup=True, use_cache=True, first_target=False),
+     "draft i is storage.next_token(text + drafts[:i]); with stop_if_unknown, the round's "
+     "drafting ends at the first None; with first_target=False the first round drafts too"),
+    ("the filler where the storage knows nothing",
+     Run([3], 3, 3, lookup=True),
+     "where next_token gives None (and stop_if_unknown is off) draft the filler: the token of "
+     "highest target logit at the last position the target scored and the text kept"),
+    ("no filler before the target scored anything",
+     Run([3], 3, 2, lookup=True, first_target=False, use_cache=True),
+     "with first_target=False the first round has no target logits yet: where the storage "
+     "knows nothing it drafts nothing, and the target samples the first token alone"),
+]
+
+
+@dataclass
+class LawCase:
+    processor: sampling.LogitsProcessor
+    run: Run
+    draws: int = 300
+
+    def __repr__(self) -> str:
+        return f"{self.processor!r}, {self.run!r}"
+
+
+LAW_CASES = [
+    LawCase(sampling.MultinomialProcessor(temperature=1.0), Run([3], 3, 2, max_gen_len=4)),
+    LawCase(sampling.MultinomialProcessor(temperature=0.6),
+            Run([2, 3, 2, 3, 2], 3, 3, max_gen_len=4, first_target=False, use_cache=True, eos=1)),
+    LawCase(sampling.TopKProcessor(temperature=1.0, top_k=3), Run([4, 4, 4, 4], 2, 4, max_gen_len=5)),
+    LawCase(sampling.MultinomialProcessor(temperature=1.5),
+            Run([0, 5, 0, 5, 0, 5], 4, 1, max_gen_len=4, first_target=False, stop_if_unknown=True,
+                lookup=True)),
+]
+CACHE_HINT = ("with use_cache=True keep one DynamicCache for the target; feed it only "
+              "ids[:, cache.get_seq_length():end + k], and after each round crop it to the text's "
+              "length minus one (cache.crop), so that rejected drafts leave it and the last token "
+              "is fed next round")
+LAW_HINT = ("a deterministic draft d is a point mass, q = one_hot(d): accept it with probability "
+            "p(d) (u < p(d), p processed by logits_processor); on a rejection draw from "
+            "max_fn(p − one_hot(d)), p without d, renormalised: a fresh draw from p can give d "
+            "again and makes d too likely; after k accepted drafts the bonus comes from p_k "
+            "(speculative_sampling with q = one_hot(drafts) does all of it)")
+
+
+def run(check: CheckRun) -> None:
+    storage_class = check.function("NGramStorage")
+    generate = check.function("ngram_assisted_speculative_generate")
+    for case in STORAGE_CASES:
+        check_storage(check, storage_class, case)
+    target = tiny.tiny_pair(MODEL_SEED)[0]
+    for greedy_run in GREEDY_RUNS + END_TOKEN_RUNS:
+        check_greedy(check, generate, target, greedy_run)
+    for prop, fixed_run, hint in FIXED_DRAFT_RUNS:
+        check_fixed_drafts(check, generate, target, prop, fixed_run, hint)
+    check_shipped_pair(check, generate)
+    for case in LAW_CASES:
+        check_law(check, generate, target, case)
+
+
+def check_storage(check, storage_class, case: StorageCase):
+    calls = [f"NGramStorage({case.n}, {VOCAB})"] + [f"initialize({list(p)})" for p in case.prompts]
+    calls += [f"update({list(c)}, {list(t)})" for c, t in case.updates]
+    what = f"(after {', '.join(calls)})"
+    storage = check.call(storage_class, case.n, VOCAB, what=what)
+    for prompt in case.prompts:
+        check.call(storage.initialize, list(prompt), what=what)
+    for context, tokens in case.updates:
+        check.call(storage.update, list(context), list(tokens), what=what)
+    got = check.call(storage.next_token, list(case.query), what=what)
+    if got is not None and (type(got) is not int):
+        check.require(f"next_token returns an int or None ({case.prop})", False,
+                      f"next_token({list(case.query)}) returned {type(got).__name__} {got!r} {what}",
+                      "return a Python int (int(token)) for a prediction, None when the storage "
+                      "knows nothing: the loop puts drafts in a list and tests `is None`")
+        return
+    check.require(f"storage: {case.prop}", got == case.expected,
+                  f"next_token({list(case.query)}) returned {got!r} {what}; expected {case.expected!r}",
+                  case.hint)
+
+
+def check_greedy(check, generate, target, greedy_run: Run):
+    """Output, rounds, cache and rate of one greedy run."""
+    label = repr(greedy_run)
+    free = autoregressive_generate(greedy_run.prompt, target, max_gen_len=greedy_run.max_gen_len,
+                                   eos_tokens_id=NO_EOS)
+    expected = laws.truncate_at_eos(free, as_list(greedy_run.eos))
+    log = []
+    try:
+        ids, rate = generated(check, generate, list(greedy_run.prompt), greedy_run.storage(),
+                              LoggedModel(target, "target", log), **greedy_run.kwargs(),
+                              what=f"(greedy, {label})")
+    except Stop as stop:  # a broken cache often ends in a shape error: say so first
+        if stop.status == ERROR and greedy_run.use_cache:
+            found, problem = ngram_trace.rounds(log, greedy_run.prompt, expected, partial=True)
+            broken = problem or cache_problem(found, use_cache=True)
+            if broken:
+                check.fail(f"cache discipline ({label})", f"{broken}; then it raised: {stop.summary}",
+                           CACHE_HINT)
+        raise
+    prop = "end tokens" if greedy_run.eos != NO_EOS else "greedy output"
+    if not check.require(f"{prop} ({label})", ids == expected,
+                         f"gave {ids}; greedy decoding of the target alone gives {expected}",
+                         "verify each draft against the target's distribution at its position (the "
+                         "logits of the last k + 1 positions); stop right after the earliest end "
+                         "token among all the tokens a round emits; never emit more than "
+                         "max_gen_len tokens (draft min(gamma, tokens left − 1))"):
+        return
+    found, problem = ngram_trace.rounds(log, greedy_run.prompt, ids)
+    if not check.require(f"one target forward per round ({label})", problem is None, str(problem),
+                         "each round is ONE target forward over the text so far and the round's "
+                         "drafts (with a cache: over what the cache lacks); it emits the accepted "
+                         "drafts and one token of the target's"):
+        return
+    broken = cache_problem(found, greedy_run.use_cache)
+    check.require(f"{'cache discipline' if greedy_run.use_cache else 'no cache'} ({label})",
+                  broken is None, str(broken), CACHE_HINT if greedy_run.use_cache else
+                  "with use_cache=False run the target over the whole sequence, with no cache")
+    if greedy_run.eos == NO_EOS:
+        accepted, drafted = ngram_trace.acceptance(found)
+        right = accepted / drafted if drafted else 0.0
+        check.require(f"acceptance rate ({label})", abs(rate - right) < 1e-9,
+                      f"returned the rate {rate}; the forwards show {accepted} accepted of "
+                      f"{drafted} drafted tokens ({right})",
+                      "accepted drafts / drafted tokens over the whole call, counting the drafts "
+                      "each round really made (fewer than gamma near the end or when drafting "
+                      "stopped); 0.0 when nothing was drafted")
+
+
+def cache_problem(found, use_cache: bool) -> str | None:
+    """How the cache sizes of the rounds' target forwards break the discipline, if they do:
+    with a cache, empty at the first forward and the text but its last token after; without
+    one, always empty."""
+    for number, r in enumerate(found, 1):
+        right = r.start - 1 if use_cache and number > 1 else 0
+        if r.target_cached != right:
+            return (f"target forward {number} came with {r.target_cached} tokens cached; "
+                    f"expected {right} (the text was {r.start} tokens long)")
+    return None
+
+
+def check_fixed_drafts(check, generate, target, prop, fixed_run: Run, hint):
+    """A storage that ignores updates: the contract fixes every draft, so every forward."""
+    label = repr(fixed_run)
+    expected_log, actual_log = [], []
+    reference_generate(list(fixed_run.prompt), fixed_run.storage(),
+                       LoggedModel(target, "target", expected_log), **fixed_run.kwargs())
+    generated(check, generate, list(fixed_run.prompt), fixed_run.storage(),
+              LoggedModel(target, "target", actual_log), **fixed_run.kwargs(), what=f"(greedy, {label})")
+    expected = [(c.cached, c.ids) for c in expected_log]
+    actual = [(c.cached, c.ids) for c in actual_log]
+    wrong = next((i for i, (a, b) in enumerate(zip(actual, expected)) if a != b),
+                 None if len(actual) == len(expected) else min(len(actual), len(expected)))
+    if wrong is None:
+        check.require(f"{prop} ({label})", True, "")
+        return
+    rows = [["forward", "cached", "fed", "expected cached", "expected fed"]]
+    for i in range(max(0, wrong - SHOWN_FORWARDS + 2), min(wrong + 2, max(len(actual), len(expected)))):
+        got = actual[i] if i < len(actual) else ("-", "-")
+        want = expected[i] if i < len(expected) else ("-", "-")
+        rows.append([str(i + 1), str(got[0]), str(got[1]), str(want[0]), str(want[1])])
+    check.require(f"{prop} ({label})", False,
+                  f"target forward {wrong + 1} differs from the contract's (the storage ignores "
+                  "updates, so the drafts are fixed)", hint, rows)
+
+
+def check_shipped_pair(check, generate):
+    if not (Path(SHIPPED_TARGET) / "config.json").is_file():
+        return
+    target, _, tokenizer = load_pair(device="cpu")
+    prompt = tokenizer("def area(width, height):\n    return width * height\n\n\n"
+                       "def perimeter(width, height):\n    return")["input_ids"]
+    expected = autoregressive_generate(prompt, target, max_gen_len=24, use_cache=True)
+    ids, _ = generated(check, generate, prompt, NGramStorage(3, target.config.vocab_size), target,
+                       gamma=4, max_gen_len=24, use_cache=True, what="(the shipped target, greedy)")
+    check.require("greedy output (shipped target)", ids == expected,
+                  f"gave {ids}; greedy decoding of the shipped target alone gives {expected}")
+
+
+def check_law(check, generate, target, case: LawCase):
+    label = repr(case)
+    law_run = case.run
+    check.seed_everything("law", label)
+    samples = [tuple(generated(check, generate, list(law_run.prompt), law_run.storage(), target,
+                               logits_processor=case.processor, **law_run.kwargs(),
+                               what=f"({label})")[0])
+               for _ in range(case.draws)]
+    law = laws.sequence_law(target, law_run.prompt, law_run.max_gen_len, case.processor,
+                            as_list(law_run.eos))
+    tested = [(f"law of the first {law_run.max_gen_len} tokens", samples, law, "sequence")]
+    for position in range(law_run.max_gen_len):
+        tokens = [s[position] if position < len(s) else None for s in samples]
+        tested.append((f"law of token {position + 1}", tokens, laws.marginal(law, position),
+                       f"token {position + 1}"))
+    for prop, observed, exact, what in tested:
+        check.test(f"{prop} ({label})", stats.goodness_of_fit(observed, exact, what), LAW_HINT)

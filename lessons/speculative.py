@@ -1,0 +1,64 @@
+"""Lessons 3–4 — speculative decoding: a small drafter proposes, the target verifies.
+
+Lesson 3: write ``speculative_generate`` without a cache, then run
+``grader check speculative_generate``. Lesson 4: make ``use_cache=True`` work, then run
+``grader check kv_cache``.
+
+If your lesson-2 verifier is not finished yet, import the reference one instead
+(``from solutions.verification import speculative_sampling``) and come back to it later.
+"""
+import torch
+from transformers import DynamicCache  # noqa: F401  (lesson 4: one cache per model)
+
+from lessons.autoregressive import as_list  # noqa: F401  (an int or a list of end tokens)
+from lessons.sampling import GreedyProcessor, LogitsProcessor
+from lessons.verification import speculative_sampling  # noqa: F401  (your lesson-2 verifier)
+
+
+@torch.no_grad()
+def speculative_generate(inputs: list[int], drafter, target, tokenizer=None, gamma: int = 5,
+                         logits_processor: LogitsProcessor = GreedyProcessor(),
+                         max_gen_len: int = 40, eos_tokens_id: int | list[int] = 1,
+                         pad_token_id: int = 0, use_cache: bool = False,
+                         skip_sample_adjustment: bool = False, first_target: bool = True,
+                         debug: bool = False) -> tuple[list[int], float]:
+    """Generate up to ``max_gen_len`` tokens after the prompt ``inputs`` (non-empty).
+
+    Returns ``(ids, acceptance_rate)``: the generated ids, prompt excluded, as a list of
+    Python ints; and the accepted drafts divided by the drafted tokens over the whole
+    call, a float (0.0 when nothing was drafted: never divide 0 by 0).
+
+    The contract, point by point (the grader checks each one):
+
+    - ``first_target=True``: one target forward over the prompt samples the first token.
+      With ``False`` the drafter starts straight from the prompt.
+    - A round: the drafter proposes ``k = min(gamma, tokens still allowed − 1)`` tokens,
+      one forward each, each sampled from ``q = logits_processor(logits of the last
+      position)``; keep the k rows of q, shape ``[k, V]``.
+    - Then ONE target forward over the sequence and its k drafts. Its last ``k + 1``
+      positions, processed like q, give p ``[k + 1, V]``: row i scores draft i, row k is
+      for the bonus token.
+    - ``n, token = speculative_sampling(p, q, drafts)``: keep ``drafts[:n]``, then add
+      ``token`` (the correction if ``n < k``, the bonus if ``n == k``). A round emits
+      ``n + 1`` tokens.
+    - ``eos_tokens_id`` (an int or a list): stop right after the earliest end token among
+      the tokens a round emits, and include it. Never return more than ``max_gen_len``.
+    - ``skip_sample_adjustment=True``: after a rejection, sample the token from ``p[n]``
+      instead of the residual. It is biased; the notebook shows by how much.
+    - ``debug=True``: print each round, the accepted drafts and the rejected one in
+      different colours (ANSI codes such as ``"\\033[32m"``), decoded with ``tokenizer``
+      when one is given.
+    - ``pad_token_id`` may fill a preallocated buffer ``[1, len(inputs) + max_gen_len]``.
+
+    Lesson 4, ``use_cache=True``: give each model a ``DynamicCache()`` created once and
+    call ``model(new_ids, cache=cache, use_cache=True)``, feeding only the tokens that
+    model has not seen (``cache.get_seq_length()`` tells how many it has). After each
+    round both caches may hold rejected drafts: crop them (``cache.crop(-m)`` drops the
+    last m) to the new sequence length minus one, the last token being fed next round.
+
+    Hints: write the token at position ``n`` straight into the buffer with a tensor
+    index (``ids.index_copy_``) and read ``n`` on the host once per round; greedy needs
+    no special case, the greedy processor's one-hot distributions make the verifier
+    accept exactly the drafts that equal the target's argmax.
+    """
+    raise NotImplementedError

@@ -1,0 +1,7 @@
+"""Every draft of a round is predicted from the text alone, not from the text and the drafts before it."""
+EXERCISE = "ngram"
+MODULE = "ngram"
+PATCHES = [(
+    "        token = storage.next_token(text + drafts)\n",
+    "        token = storage.next_token(text)\n",
+)]

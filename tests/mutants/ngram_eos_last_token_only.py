@@ -1,0 +1,7 @@
+"""End tokens looked for only in a round's last token, not among its accepted drafts."""
+EXERCISE = "ngram"
+MODULE = "ngram"
+PATCHES = [(
+    "            if kept in stop_ids:\n",
+    "            if kept in stop_ids and i == n:\n",
+)]

@@ -1,0 +1,7 @@
+"""The drafts are verified against softmax(logits): temperature and top-k are ignored."""
+EXERCISE = "ngram"
+MODULE = "ngram"
+PATCHES = [(
+    "        p = logits_processor(logits)\n",
+    "        p = torch.softmax(logits, dim=-1)\n",
+)]

@@ -1,0 +1,7 @@
+"""The acceptance rate divides by gamma per round, even where the round drafted fewer."""
+EXERCISE = "speculative_generate"
+MODULE = "speculative"
+PATCHES = [(
+    "drafted, accepted = drafted + k, accepted + n",
+    "drafted, accepted = drafted + gamma, accepted + n",
+)]

@@ -1,0 +1,150 @@
+"""Lessons 1–2: the exact verifier laws, the correct variants, max_fn's edge cases, stubs."""
+import itertools
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from grader import exercises, stats, verifier_laws
+from grader.harness import run_check
+from grader.verdict import NOT_STARTED, format_text
+from grader.verifier_cases import build_cases
+from solutions.residual import max_fn
+from solutions.verification import speculative_sampling
+
+VARIANTS = sorted((Path(__file__).parent / "valid_variants").glob("*.py"))
+CASES = build_cases(draws=1)
+SMALL = CASES[1]  # skewed, k = 3, V = 6
+
+
+def brute_force_law(p: np.ndarray, q: np.ndarray) -> dict:
+    """The law of the emitted tokens by enumerating every draft sequence and every
+    accept/reject path with min(1, p/q): no closed form used."""
+    k, vocab = q.shape
+    law: Counter = Counter()
+    for drafts in itertools.product(range(vocab), repeat=k):
+        reach = float(np.prod([q[i, d] for i, d in enumerate(drafts)]))  # P(these drafts)
+        for i, d in enumerate(drafts):
+            if reach == 0:
+                break
+            accept = min(1.0, p[i, d] / q[i, d])
+            residual = np.maximum(p[i] - q[i], 0)
+            if residual.sum() > 0:
+                for t in range(vocab):
+                    law[drafts[:i] + (t,)] += reach * (1 - accept) * residual[t] / residual.sum()
+            reach *= accept
+        else:
+            for t in range(vocab):
+                law[drafts + (t,)] += reach * p[k, t]
+    return {o: v for o, v in law.items() if v > 0}
+
+
+@pytest.mark.parametrize("case", CASES[:2] + CASES[4:8], ids=lambda c: c.name)
+def test_closed_form_matches_brute_force_enumeration(case):
+    exact, brute = case.emission_law, brute_force_law(case.p, case.q)
+    assert set(exact) == set(brute)
+    assert all(abs(exact[o] - brute[o]) < 1e-12 for o in exact)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_laws_sum_to_one_and_agree_with_the_joint_law(case):
+    joint = case.emission_law
+    assert sum(joint.values()) == pytest.approx(1, abs=1e-12)
+    count_law = verifier_laws.accepted_count_law(case.p, case.q)
+    assert sum(count_law.values()) == pytest.approx(1, abs=1e-12)
+    marginal = Counter()
+    first = Counter()
+    for outcome, prob in joint.items():
+        marginal[len(outcome) - 1] += prob
+        first[outcome[0]] += prob
+    assert all(marginal[j] == pytest.approx(count_law.get(j, 0), abs=1e-12) for j in marginal)
+    assert all(first[t] == pytest.approx(case.p[0, t], abs=1e-12) for t in range(case.vocab))
+    for i, law in verifier_laws.correction_laws(case.p, case.q).items():
+        given = Counter()
+        for outcome, prob in joint.items():
+            if len(outcome) == i + 1:
+                given[outcome[-1]] += prob / count_law[i]
+        assert sum(law.values()) == pytest.approx(1)
+        assert all(given[t] == pytest.approx(law.get(t, 0), abs=1e-9) for t in given)
+
+
+def test_acceptance_rate_is_one_minus_total_variation():
+    for case in CASES:
+        for i, alpha in enumerate(verifier_laws.acceptance_rates(case.p, case.q)):
+            assert alpha == pytest.approx(1 - verifier_laws.total_variation(case.p[i], case.q[i]))
+
+
+def test_expected_tokens_per_round_matches_the_count_law():
+    alpha, gamma = 0.7, 4
+    p = np.tile([0.7, 0.3], (gamma + 1, 1))
+    q = np.tile([1.0, 0.0], (gamma, 1))  # Σ min(p, q) = 0.7 at every position
+    count_law = verifier_laws.accepted_count_law(p, q)
+    tokens = sum((j + 1) * prob for j, prob in count_law.items())
+    assert tokens == pytest.approx(verifier_laws.expected_tokens_per_round(alpha, gamma))
+    assert verifier_laws.expected_tokens_per_round(1.0, gamma) == gamma + 1
+
+
+def test_monte_carlo_of_the_reference_matches_the_closed_form():
+    target, proposal = torch.from_numpy(SMALL.p), torch.from_numpy(SMALL.q)
+    generator = torch.Generator().manual_seed(0)
+    drafts = torch.multinomial(proposal, 20000, replacement=True, generator=generator).T
+    outcomes = []
+    for d in drafts:
+        j, t = speculative_sampling(target, proposal, d, generator)
+        outcomes.append(tuple(d[:j].tolist()) + (int(t),))
+    assert stats.goodness_of_fit(outcomes, SMALL.emission_law).p_value > 1e-4
+    frequencies = Counter(outcomes)
+    total_variation = 0.5 * sum(abs(frequencies[o] / len(outcomes) - prob)
+                                for o, prob in SMALL.emission_law.items())
+    assert total_variation < 0.05
+
+
+def test_conditional_goodness_of_fit():
+    rng = np.random.default_rng(0)
+    laws = {"a": {0: 0.5, 1: 0.5}, "b": {0: 0.1, 1: 0.2, 2: 0.7}}
+    pairs = [("a", int(rng.choice(2))) for _ in range(2000)]
+    pairs += [("b", int(rng.choice(3, p=[0.1, 0.2, 0.7]))) for _ in range(2000)]
+    assert stats.conditional_goodness_of_fit(pairs, laws).p_value > 1e-3
+    swapped = [("b" if c == "a" else "a", o) for c, o in pairs if o < 2]
+    assert stats.conditional_goodness_of_fit(swapped, laws).p_value < 1e-6
+    g_test = stats.conditional_goodness_of_fit(pairs, laws, statistic="log-likelihood", min_expected=20)
+    assert g_test.p_value > 1e-3 and "G =" in stats.conditional_goodness_of_fit(
+        swapped, laws, statistic="log-likelihood").message
+    assert stats.conditional_goodness_of_fit([("a", 2)], laws).impossible == [("a", 2)]
+    assert stats.conditional_goodness_of_fit([("c", 0)], laws).impossible == [("c", 0)]
+
+
+def test_pooled_cells_reach_the_minimum_expectation():
+    law = {i: p for i, p in enumerate([0.001, 0.002, 0.007, 0.09, 0.3, 0.6])}
+    cells = stats.pooled_cells(law, 1000, min_expected=20)
+    assert sorted(o for cell in cells for o in cell) == list(law)
+    assert all(sum(law[o] for o in cell) * 1000 >= 20 for cell in cells)
+    assert cells[0] == [0, 1, 2, 3]  # 1 + 2 + 7 is too small, so the 90 joins them
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("exercise", ["speculative_decoding_verify", "speculative_sampling"])
+def test_correct_variants_pass(variant, exercise):
+    verdict = run_check(exercises.get(exercise), str(variant), seed=0)
+    assert verdict.passed, format_text(verdict, verbose=True)
+
+
+@pytest.mark.parametrize("exercise", ["max_fn", "speculative_decoding_verify",
+                                      "speculative_sampling", "greedy_match"])
+def test_stubs_are_not_started(exercise):
+    assert run_check(exercises.get(exercise), "lessons", seed=0).status == NOT_STARTED
+
+
+def test_max_fn_edge_cases():
+    x = torch.tensor([[0.0, 0.0, 0.0], [-1.0, -2.0, -0.0], [0.2, -0.1, 0.6]], dtype=torch.float64)
+    out = max_fn(x)
+    assert out.dtype == torch.float64 and not out.isnan().any()
+    assert torch.equal(out[:2], torch.zeros(2, 3, dtype=torch.float64))
+    assert torch.allclose(out[2], torch.tensor([0.25, 0.0, 0.75], dtype=torch.float64))
+    batched = torch.randn(2, 3, 5, generator=torch.Generator().manual_seed(0))
+    assert max_fn(batched).dtype == torch.float32
+    assert torch.allclose(max_fn(batched)[1, 2], max_fn(batched[1, 2]))
+    has_positive = (batched > 0).any(-1)
+    assert torch.allclose(max_fn(batched).sum(-1)[has_positive], torch.ones(int(has_positive.sum())))
