@@ -27,7 +27,8 @@ OUTPUT = ROOT / "docs" / "statistics_ngram.md"
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     for flag, default, meaning in (("--seeds", 20, "seeds per mutant"),
                                    ("--reference-seeds", 20, "seeds for the reference"),
                                    ("--jobs", 2, "processes")):
@@ -36,7 +37,8 @@ def main():
 
     folder = ROOT / "tests" / "mutants"
     found = [m for m in mutants.all_mutants(folder) if m.exercise == EXERCISE]
-    jobs = [(m.name, EXERCISE, str(folder / f"{m.name}.py"), seed) for m in found for seed in range(args.seeds)]
+    jobs = [(m.name, EXERCISE, str(folder / f"{m.name}.py"), seed)
+            for m in found for seed in range(args.seeds)]
     jobs += [("reference", EXERCISE, "solutions", seed) for seed in range(args.reference_seeds)]
     by_label: dict[str, list] = {}
     with ProcessPoolExecutor(args.jobs) as pool:

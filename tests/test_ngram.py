@@ -136,7 +136,8 @@ def test_greedy_equals_target_alone_on_the_shipped_target():
     text = "for key in keys:\n    total += counts[key]\nfor key in keys:\n    total"
     prompt = tokenizer(text)["input_ids"]
     expected = autoregressive_generate(prompt, target, max_gen_len=32, use_cache=True)
-    for storage in (NGramStorage(3, target.config.vocab_size), PromptLookup(NGramStorage(4, target.config.vocab_size))):
+    vocab = target.config.vocab_size
+    for storage in (NGramStorage(3, vocab), PromptLookup(NGramStorage(4, vocab))):
         for use_cache in (False, True):
             ids, rate = ngram_assisted_speculative_generate(prompt, storage, target, gamma=4, max_gen_len=32,
                                                             use_cache=use_cache)
