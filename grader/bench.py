@@ -124,20 +124,70 @@ def synchronize(device: str) -> None:
         torch.cuda.synchronize()
 
 
-def tokens_per_target_call(setup: Setup, gamma: int) -> tuple[float, float]:
-    """(tokens emitted per verification round, mean acceptance rate) over all prompts.
+class TimedModel:
+    """Behaves like the wrapped model; records the seconds each forward takes."""
 
-    The prefill forward, which emits the first token alone, is not a round.
+    def __init__(self, model, device: str):
+        self.model, self.device = model, device
+        self.samples: list[float] = []
+
+    def __call__(self, *args, **kwargs):
+        synchronize(self.device)
+        start = time.perf_counter()
+        out = self.model(*args, **kwargs)
+        synchronize(self.device)
+        self.samples.append(time.perf_counter() - start)
+        return out
+
+    def __getattr__(self, name):
+        return getattr(self.model, name)
+
+
+@torch.no_grad()
+def time_breakdown(setup: Setup, gamma: int) -> tuple[dict, list[list[int]]]:
+    """Where one speculative run over all prompts spends its time, in seconds; and the
+    texts it generated (prompt + output).
+
+    Target forwards (the prefill and one verification per round), drafter forwards (one
+    per draft), and the rest: sampling, verification, cache roll-back and bookkeeping of
+    the loop itself. ``verification_forward_ms`` is the median target forward after each
+    prompt's prefill; set against a decode step it shows what scoring γ + 1 tokens at
+    once costs.
     """
+    target, drafter = TimedModel(setup.target, setup.device), TimedModel(setup.drafter, setup.device)
+    texts, prefills = [], []
+
+    def generate_all():
+        for prompt in setup.prompts:
+            prefills.append(len(target.samples))  # the first target forward of each prompt
+            ids, _ = setup.speculative_generate(prompt, drafter, target, gamma=gamma,
+                                                logits_processor=setup.processor,
+                                                max_gen_len=setup.new_tokens,
+                                                eos_tokens_id=NO_EOS, use_cache=True)
+            texts.append(prompt + ids)
+    total = timed(generate_all, setup.device)
+    verifications = [s for i, s in enumerate(target.samples) if i not in prefills]
+    parts = {"total": total, "target forwards": sum(target.samples),
+             "drafter forwards": sum(drafter.samples),
+             "target_calls": len(target.samples), "drafter_calls": len(drafter.samples),
+             "verification_forward_ms": 1000 * statistics.median(verifications)}
+    parts["loop (sampling, verification, bookkeeping)"] = (
+        total - parts["target forwards"] - parts["drafter forwards"])
+    return parts, texts
+
+
+def sweep_point(setup: Setup, gamma: int, repeats: int, progress: tqdm) -> dict:
+    """Speculative decoding at ``gamma``: its median time, and from the same runs the
+    tokens emitted per target call and the mean acceptance rate. The target is wrapped to
+    count its forwards (a Python call each, nothing next to a forward's cost); the prefill
+    forward, which emits the first token alone, is not a round."""
     recorder = RecordingModel(setup.target)
-    rates, tokens, rounds = [], 0, 0
-    for prompt in setup.prompts:
-        recorder.forwards.clear()
-        ids, rate = speculative(setup, gamma, recorder)(prompt)
-        rates.append(rate)
-        tokens += len(ids) - 1
-        rounds += len(recorder.forwards) - 1
-    return tokens / rounds, statistics.mean(rates)
+    run, outputs = speculative(setup, gamma, recorder), []
+    timings = time_methods(setup, {"s": lambda prompt: outputs.append(run(prompt))}, repeats, progress)
+    rounds = len(recorder.forwards) - len(outputs)
+    tokens = sum(len(ids) - 1 for ids, _ in outputs)
+    return {"seconds": timings.median("s"), "tokens_per_target_call": tokens / rounds,
+            "acceptance_rate": statistics.mean(rate for _, rate in outputs)}
 
 
 @torch.no_grad()
@@ -171,18 +221,14 @@ def run_bench(setup: Setup, gammas: list[int], repeats: int, sweep_repeats: int,
     for run in methods(setup, gammas[0], hf).values():  # warm-up: first calls allocate
         run(setup.prompts[0])
     with tqdm(total=total, desc="bench", unit="run", leave=False) as progress:
-        sweep = {}
-        for gamma in gammas:
-            timings = time_methods(setup, {"s": speculative(setup, gamma)}, sweep_repeats, progress)
-            per_call, rate = tokens_per_target_call(setup, gamma)
-            sweep[gamma] = {"seconds": timings.median("s"), "tokens_per_target_call": per_call,
-                            "acceptance_rate": rate}
+        sweep = {gamma: sweep_point(setup, gamma, sweep_repeats, progress) for gamma in gammas}
         gamma = min(sweep, key=lambda g: sweep[g]["seconds"])
         runs = methods(setup, gamma, hf)
         timings = time_methods(setup, runs, repeats, progress)
-    texts = [p + speculative(setup, gamma)(p)[0] for p in setup.prompts]
+    breakdown, texts = time_breakdown(setup, gamma)
     alpha = alpha_along(setup, texts)
-    c = step_ms(setup.drafter, setup.prompts[0], setup.device) / step_ms(setup.target, setup.prompts[0], setup.device)
+    target_step = step_ms(setup.target, setup.prompts[0], setup.device)
+    c = step_ms(setup.drafter, setup.prompts[0], setup.device) / target_step
     for g, row in sweep.items():
         row["theory_tokens_per_target_call"] = theory_tokens_per_call(alpha, g)
         row["theory_speedup"] = theory_speedup(alpha, g, c)
@@ -201,6 +247,9 @@ def run_bench(setup: Setup, gammas: list[int], repeats: int, sweep_repeats: int,
         "theory_tokens_per_target_call": theory_tokens_per_call(alpha, gamma),
         "theory_speedup": theory_speedup(alpha, gamma, c),
         "gamma": gamma,
+        "target_step_ms": target_step,
+        "verification_step_ratio": breakdown["verification_forward_ms"] / target_step,
+        "time_breakdown": breakdown,
         "seconds": {m: timings.median(m) for m in runs},
         "tokens_per_second": {m: len(setup.prompts) * setup.new_tokens / timings.median(m) for m in runs},
         "sweep": sweep,

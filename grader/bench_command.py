@@ -75,6 +75,13 @@ def print_report(result: dict) -> None:
         print(f"{gamma:>2} {row['speedup_vs_autoregressive']:>7.2f}x {row['theory_speedup']:>6.2f}x "
               f"{row['tokens_per_target_call']:>12.2f} {row['theory_tokens_per_target_call']:>7.2f} "
               f"{row['acceptance_rate']:>7.3f}")
+    parts = result["time_breakdown"]
+    print(f"\nwhere the time goes (speculative γ={result['gamma']}, all prompts, {parts['total']:.2f} s):")
+    for part in ("target forwards", "drafter forwards", "loop (sampling, verification, bookkeeping)"):
+        print(f"  {part:<44} {parts[part]:>7.2f} s {100 * parts[part] / parts['total']:>5.1f}%")
+    print(f"  one verification forward ({result['gamma'] + 1} tokens) costs "
+          f"{result['verification_step_ratio']:.2f}x a decode step ({result['target_step_ms']:.1f} ms); "
+          "the theory assumes 1x")
     hf = result["speedup_vs_hf_assisted"]
     print(f"\nspeculative γ={result['gamma']}: {result['speedup_vs_autoregressive']:.2f}x autoregressive"
           + (f", {hf:.2f}x HF assisted generation (its faster setting)" if hf else ""))

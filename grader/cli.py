@@ -45,9 +45,9 @@ def add_bench_arguments(parser) -> None:
                         help="synthetic: the built benchmark pair (default); shipped: the trained one")
     parser.add_argument("--target", help="a local directory or hub id (overrides --pair)")
     parser.add_argument("--drafter", help="a local directory or hub id (with --target)")
-    parser.add_argument("--layers", type=int, default=16, help="synthetic target depth")
-    parser.add_argument("--hidden", type=int, default=512, help="synthetic width")
-    parser.add_argument("--divergence", type=float, default=0.02,
+    parser.add_argument("--layers", type=int, default=24, help="synthetic target depth")
+    parser.add_argument("--hidden", type=int, default=384, help="synthetic width")
+    parser.add_argument("--divergence", type=float, default=0.01,
                         help="synthetic: scale of the later layers' output projections (sets α)")
     parser.add_argument("--device", default=None, help="cpu or cuda (default: cuda if available)")
     parser.add_argument("--dtype", choices=["float32", "bfloat16", "float16"], default="float32")

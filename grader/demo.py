@@ -3,9 +3,11 @@ then its acceptance rate and its speedup over autoregressive decoding, measured 
 import statistics
 import time
 
+from solutions.speculative import COLOURS
 
-LEGEND = ("\033[32maccepted draft\033[0m  \033[9;31mrejected draft\033[0m  "
-          "\033[33mtarget's correction\033[0m  \033[36mbonus token\033[0m")
+LEGEND = "  ".join(f"{COLOURS[kind]}{text}{COLOURS['end']}" for kind, text in (
+    ("accepted", "accepted draft"), ("rejected", "rejected draft"),
+    ("correction", "target's correction"), ("bonus", "bonus token")))
 
 
 def run(args) -> int:

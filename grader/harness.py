@@ -161,7 +161,7 @@ def run_check(exercise: Exercise, impl: str, seed: int) -> Verdict:
         except Stop as stop:
             findings = [stop.finding] if stop.finding else []
             verdict = Verdict(exercise.id, stop.status, stop.summary, seed, findings,
-                              check.properties, stop.tb)
+                              check.properties, stop.tb, stopped=True)
     verdict.seconds = time.perf_counter() - start
     return verdict
 

@@ -9,9 +9,15 @@ A mutant is a small file in ``tests/mutants/``::
 
 ``build`` applies the patches to ``solutions/<MODULE>.py`` (each old text must occur
 exactly once) and writes the result to a new file, which ``--impl`` can check.
+
+A valid variant (``tests/valid_variants/``) has the same form: the reference written
+another correct way, which its checks must pass. It may name several checks
+(``EXERCISES = ("speculative_generate", "kv_cache")``) and the properties that do not
+apply to it, with the reason (``NOT_APPLICABLE = {"acceptance rate": "why"}``, matched
+as a prefix of a property's name).
 """
 import importlib.util
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 SOLUTIONS = Path(__file__).resolve().parent.parent / "solutions"
@@ -21,17 +27,26 @@ SOLUTIONS = Path(__file__).resolve().parent.parent / "solutions"
 class Mutant:
     name: str
     description: str
-    exercise: str
+    exercises: tuple[str, ...]  # the checks it is run by: a mutant must fail, a variant pass
     module: str
     patches: list[tuple[str, str]]
+    not_applicable: dict[str, str] = field(default_factory=dict)  # property prefix -> why
+
+    @property
+    def exercise(self) -> str:
+        return self.exercises[0]
+
+    def applies(self, prop: str) -> bool:
+        return not any(prop.startswith(prefix) for prefix in self.not_applicable)
 
 
 def load(path: Path) -> Mutant:
     spec = importlib.util.spec_from_file_location(f"mutant_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return Mutant(path.stem, (module.__doc__ or "").strip(), module.EXERCISE, module.MODULE,
-                  list(module.PATCHES))
+    exercises = getattr(module, "EXERCISES", None) or (module.EXERCISE,)
+    return Mutant(path.stem, (module.__doc__ or "").strip(), tuple(exercises), module.MODULE,
+                  list(module.PATCHES), dict(getattr(module, "NOT_APPLICABLE", {})))
 
 
 def build(mutant: Mutant, directory: Path) -> Path:

@@ -40,6 +40,7 @@ class Verdict:
     traceback: str = ""
     output: str = ""  # what the learner's code printed, truncated
     seconds: float = 0.0
+    stopped: bool = False  # a property failed that the later ones depend on: they did not run
 
     @property
     def passed(self) -> bool:

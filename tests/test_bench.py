@@ -35,6 +35,10 @@ def test_bench_runs_and_reports_consistent_numbers(tmp_path):
     assert report["speedup_vs_autoregressive"] > 0 and report["speedup_vs_hf_assisted"] > 0
     for g, row in report["sweep"].items():  # each round emits its accepted drafts plus one
         assert row["tokens_per_target_call"] == pytest.approx(1 + row["acceptance_rate"] * int(g), rel=0.35)
+    parts = report["time_breakdown"]
+    assert parts["target forwards"] + parts["drafter forwards"] <= parts["total"]
+    assert parts["target_calls"] > report["prompts"] and parts["drafter_calls"] > 0  # a prefill and rounds each
+    assert report["verification_step_ratio"] > 0 and report["target_step_ms"] > 0
     assert plot.stat().st_size > 1000
 
 

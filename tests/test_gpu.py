@@ -1,0 +1,89 @@
+"""The solutions on a CUDA device, unchanged: greedy equality in float32, sampling in
+bfloat16 and float16, tensors kept on the device, and the host syncs the CUDA runtime
+itself reports. Skipped where there is no GPU."""
+import warnings
+
+import pytest
+import torch
+
+from grader.models import load_pair
+from grader.synthetic import synthetic_pair
+from solutions import sampling
+from solutions.autoregressive import autoregressive_generate
+from solutions.speculative import speculative_generate
+from solutions.verification import speculative_sampling
+
+pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+NO_EOS = -1
+PROMPT = list(range(10, 42))
+
+
+@pytest.mark.parametrize("use_cache", [False, True])
+def test_greedy_speculative_equals_greedy_target_on_cuda(use_cache):
+    target, drafter, tokenizer = load_pair(device="cuda", dtype=torch.float32)
+    prompt = tokenizer("def read_config(path):\n")["input_ids"]
+    expected = autoregressive_generate(prompt, target, max_gen_len=64, use_cache=use_cache,
+                                       eos_tokens_id=NO_EOS)
+    ids, rate = speculative_generate(prompt, drafter, target, gamma=4, max_gen_len=64,
+                                     use_cache=use_cache, eos_tokens_id=NO_EOS)
+    assert ids == expected and 0 <= rate <= 1
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("processor", [sampling.GreedyProcessor(), sampling.MultinomialProcessor(1.0),
+                                       sampling.TopKNucleusProcessor(0.8, top_k=50, top_p=0.9)])
+def test_solutions_run_in_half_precision(dtype, processor):
+    target, drafter = synthetic_pair(layers=4, hidden=256, divergence=0.02, device="cuda", dtype=dtype)
+    ids, rate = speculative_generate(PROMPT, drafter, target, gamma=4, max_gen_len=48,
+                                     logits_processor=processor, use_cache=True, eos_tokens_id=NO_EOS)
+    assert len(ids) == 48 and all(0 <= t < target.config.vocab_size for t in ids)
+    assert 0.3 < rate <= 1  # the pair agrees on most tokens at this divergence
+
+
+def test_verification_stays_on_the_device():
+    generator = torch.Generator(device="cuda").manual_seed(0)
+    p = torch.rand(5, 100, device="cuda", generator=generator).softmax(-1)
+    q = torch.rand(4, 100, device="cuda", generator=generator).softmax(-1)
+    drafts = torch.randint(0, 100, (4,), device="cuda", generator=generator)
+    index, token = speculative_sampling(p, q, drafts)
+    assert index.device.type == token.device.type == "cuda"
+
+
+class SyncsOutside:
+    """Wraps a model; warnings raised inside its forwards are kept apart, so that the
+    caller's record holds only the syncs of the decoding loop itself."""
+
+    def __init__(self, model):
+        self.model, self.forwards = model, 0
+
+    def __call__(self, *args, **kwargs):
+        self.forwards += 1
+        with warnings.catch_warnings(record=True):
+            return self.model(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self.model, name)
+
+
+def test_host_syncs_per_round_reported_by_cuda():
+    """``torch.cuda.set_sync_debug_mode`` warns at every synchronising call; outside the
+    models' own forwards the loop may sync once per round, plus the prefill's check."""
+    target, drafter = synthetic_pair(layers=4, hidden=256, divergence=0.02, device="cuda")
+    target, drafter = SyncsOutside(target), SyncsOutside(drafter)
+    proc = sampling.MultinomialProcessor(1.0)
+    speculative_generate(PROMPT, drafter, target, gamma=4, max_gen_len=8, logits_processor=proc,
+                         use_cache=True, eos_tokens_id=NO_EOS)  # warm-up
+    target.forwards = 0
+    torch.cuda.set_sync_debug_mode("warn")
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            speculative_generate(PROMPT, drafter, target, gamma=4, max_gen_len=64,
+                                 logits_processor=proc, use_cache=True, eos_tokens_id=NO_EOS)
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    syncs = [w for w in caught if "synchroniz" in str(w.message).lower()]
+    rounds = target.forwards - 1
+    print(f"{len(syncs)} host syncs outside the models in {rounds} rounds")
+    assert rounds >= 10
+    assert len(syncs) <= rounds + 3, [str(w.message) for w in syncs[:5]]
