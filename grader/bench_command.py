@@ -92,6 +92,15 @@ def plot_sweep(result: dict, path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    fig = sweep_figure(result)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def sweep_figure(result: dict):
+    """Measured speedup and tokens per target call against γ, each beside its theory."""
+    import matplotlib.pyplot as plt
+
     gammas = list(result["sweep"])
     rows = [result["sweep"][g] for g in gammas]
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
@@ -106,5 +115,4 @@ def plot_sweep(result: dict, path: str) -> None:
         ax.grid(alpha=0.3)
     fig.suptitle(f"{result['target']}, α = {result['alpha']:.2f}, c = {result['cost_ratio_c']:.2f}")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    return fig

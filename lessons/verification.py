@@ -53,7 +53,8 @@ def speculative_sampling(target_dists: torch.Tensor, proposal_dists: torch.Tenso
       (``max_fn`` of a row where ``p == q`` is all zeros: harmless, it is never chosen).
 
     Hint: ``torch.cat([max_fn(p[:k] − q), p[k:]])`` stacks the ``k + 1`` distributions the
-    last token may come from; ``sample(rows[rejected_idx], generator)`` draws it.
+    last token may come from; ``sample(rows.index_select(0, rejected_idx.view(1))[0], generator)``
+    draws it (``rows[rejected_idx]`` works too, but reads the index on the host: a sync).
     """
     raise NotImplementedError
 

@@ -156,6 +156,8 @@ often.
 ## False failures
 
 The reference under seeds 0–{args.reference_seeds - 1}: {failures}.
+More seeds, the valid variants, and how a failing seed is examined:
+[false_failures.md](false_failures.md).
 
 The statistical tests alone ({len_tests} per check: for each of the five sampled cases
 the joint law and the law of each token, and the law of the acceptance rate), run

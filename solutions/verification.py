@@ -52,7 +52,8 @@ def speculative_sampling(target_dists: torch.Tensor, proposal_dists: torch.Tenso
     with_sentinel = torch.cat([rejected, rejected.new_ones(1)])
     rejected_idx = with_sentinel.to(torch.uint8).argmax()
     candidates = torch.cat([max_fn(target_dists[:k] - proposal_dists), target_dists[k:]])
-    return rejected_idx, sample(candidates[rejected_idx], generator)
+    # index_select, not candidates[rejected_idx]: indexing with a tensor reads it on the host
+    return rejected_idx, sample(candidates.index_select(0, rejected_idx.view(1))[0], generator)
 
 
 def greedy_match(target_dists: torch.Tensor, candidate_tokens: torch.Tensor):
@@ -66,7 +67,7 @@ def greedy_match(target_dists: torch.Tensor, candidate_tokens: torch.Tensor):
     best = target_dists.argmax(dim=-1)
     mismatch = torch.cat([best[:k] != candidate_tokens, best.new_ones(1, dtype=torch.bool)])
     rejected_idx = mismatch.to(torch.uint8).argmax()
-    return rejected_idx, best[rejected_idx]
+    return rejected_idx, best.index_select(0, rejected_idx.view(1))[0]
 
 
 def sample(probs: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:

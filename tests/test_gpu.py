@@ -67,7 +67,10 @@ class SyncsOutside:
 
 def test_host_syncs_per_round_reported_by_cuda():
     """``torch.cuda.set_sync_debug_mode`` warns at every synchronising call; outside the
-    models' own forwards the loop may sync once per round, plus the prefill's check."""
+    models' own forwards the loop may sync once per round, plus four per call: the prompt
+    and the end tokens copied to the device, the prefill's end-token check, the final ids.
+    (Indexing with a 0-dim tensor, ``rows[rejected_idx]``, is a sync too: CUDA sees it,
+    the CPU test in test_speculative.py cannot.)"""
     target, drafter = synthetic_pair(layers=4, hidden=256, divergence=0.02, device="cuda")
     target, drafter = SyncsOutside(target), SyncsOutside(drafter)
     proc = sampling.MultinomialProcessor(1.0)
@@ -86,4 +89,4 @@ def test_host_syncs_per_round_reported_by_cuda():
     rounds = target.forwards - 1
     print(f"{len(syncs)} host syncs outside the models in {rounds} rounds")
     assert rounds >= 10
-    assert len(syncs) <= rounds + 3, [str(w.message) for w in syncs[:5]]
+    assert len(syncs) <= rounds + 4, [str(w.message) for w in syncs[:5]]
