@@ -7,7 +7,7 @@ suites and IDLE left out), so every machine has it offline. Steps:
    ``<pad>`` = 0, ``</s>`` = 1 (end of text) and ``<s>`` = 2, matching the course's
    default ``pad_token_id=0`` and ``eos_tokens_id=1``;
 2. the target: a deep, narrow Llama trained with cross-entropy;
-3. the drafter: a one-layer Llama that starts from the target's embeddings and is
+3. the drafter: a one-layer Llama (``--drafter-layers``) that starts from the target's embeddings and is
    distilled from the target's next-token distributions (forward KL).
 
 Both are written with ``save_pretrained`` (safetensors, float32) into ``--out``.
@@ -118,8 +118,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=Path("grader/shipped"))
     parser.add_argument("--vocab-size", type=int, default=4096)
-    parser.add_argument("--target-steps", type=int, default=1500)
-    parser.add_argument("--drafter-steps", type=int, default=1000)
+    parser.add_argument("--target-steps", type=int, default=3000)
+    parser.add_argument("--drafter-steps", type=int, default=1200)
+    parser.add_argument("--drafter-layers", type=int, default=1)
+    parser.add_argument("--target-from", type=Path,
+                        help="a target saved by an earlier run: skip its training, distil a drafter from it")
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--seq", type=int, default=256)
     parser.add_argument("--seed", type=int, default=0)
@@ -134,10 +137,13 @@ def main():
     print(f"{len(train_files)} training files, {len(tokens):,} tokens", flush=True)
     gen = torch.Generator().manual_seed(args.seed)
 
-    target = llama(args.vocab_size, layers=12, hidden=128, intermediate=384, heads=4)
-    fit(target, cross_entropy, batches(tokens, args.batch, args.seq, gen), args.target_steps, 3e-3, "target")
+    if args.target_from:
+        target = LlamaForCausalLM.from_pretrained(args.target_from)
+    else:
+        target = llama(args.vocab_size, layers=12, hidden=128, intermediate=384, heads=4)
+        fit(target, cross_entropy, batches(tokens, args.batch, args.seq, gen), args.target_steps, 3e-3, "target")
 
-    drafter = llama(args.vocab_size, layers=1, hidden=128, intermediate=384, heads=4)
+    drafter = llama(args.vocab_size, layers=args.drafter_layers, hidden=128, intermediate=384, heads=4)
     drafter.model.embed_tokens.weight.data.copy_(target.model.embed_tokens.weight.data)
     data = batches(tokens, args.batch, args.seq, gen)
     fit(drafter, distillation(target), data, args.drafter_steps, 3e-3, "drafter")
