@@ -16,7 +16,7 @@ from transformers import LlamaConfig, LlamaForCausalLM
 VOCAB = 4096  # the shipped tokenizer's, so prompts come from real held-out text
 
 
-def synthetic_pair(layers: int = 16, hidden: int = 512, divergence: float = 0.1,
+def synthetic_pair(layers: int = 24, hidden: int = 384, divergence: float = 0.01,
                    vocab_size: int = VOCAB, logit_scale: float = 6.0, seed: int = 0,
                    device: str = "cpu", dtype: torch.dtype = torch.float32):
     """(target, drafter): ``layers``-layer target, one-layer drafter sharing its weights."""
