@@ -191,15 +191,42 @@ def sweep_point(setup: Setup, gamma: int, repeats: int, progress: tqdm) -> dict:
 
 
 @torch.no_grad()
-def alpha_along(setup: Setup, texts: list[list[int]]) -> float:
-    """Mean Σ min(p, q) over the generated positions of ``texts`` (prompt + generated)."""
+def alpha_along(setup: Setup, texts: list[list[int]]) -> list[list[float]]:
+    """Σ min(p, q) at each generated position of ``texts`` (prompt + generated), per text."""
     values = []
     for prompt, text in zip(setup.prompts, texts):
         ids = torch.tensor([text], device=setup.device)
         p = setup.processor(setup.target(ids).logits[0, len(prompt) - 1 : -1])
         q = setup.processor(setup.drafter(ids).logits[0, len(prompt) - 1 : -1])
-        values.append(torch.minimum(p, q).sum(-1).mean().item())
-    return statistics.mean(values)
+        values.append(torch.minimum(p, q).sum(-1).tolist())
+    return values
+
+
+def tokens_per_call_along(alphas: list[list[float]], gamma: int) -> float:
+    """Tokens per target call predicted from the acceptance probability at each position.
+
+    ``alphas[t][i]``: the probability that the draft for generated position ``i`` of text
+    ``t`` is accepted. A round that starts at position ``i`` drafts ``k = min(γ, tokens
+    left − 1)`` and accepts drafts independently up to the first rejection, emitting
+    ``j + 1`` tokens after ``j`` acceptances. The expected rounds from each position are
+    computed backwards; position 0 comes from the prefill. The formula's single α treats
+    every position alike; along real text α varies, and this does not. Under greedy
+    decoding each α is 0 or 1 and the count is exact.
+    """
+    tokens = rounds = 0.0
+    for a in alphas:
+        n = len(a)
+        expected = [0.0] * (n + 1)  # expected rounds from position i to the end
+        for i in range(n - 1, 0, -1):
+            k = min(gamma, n - i - 1)
+            reach, total = 1.0, 1.0
+            for j in range(k):  # drafts i .. i+j-1 accepted, draft i+j rejected
+                total += reach * (1 - a[i + j]) * expected[i + j + 1]
+                reach *= a[i + j]
+            expected[i] = total + reach * expected[i + k + 1]  # all k accepted: the bonus
+        tokens += n - 1
+        rounds += expected[1]
+    return tokens / rounds
 
 
 @torch.no_grad()
@@ -226,11 +253,13 @@ def run_bench(setup: Setup, gammas: list[int], repeats: int, sweep_repeats: int,
         runs = methods(setup, gamma, hf)
         timings = time_methods(setup, runs, repeats, progress)
     breakdown, texts = time_breakdown(setup, gamma)
-    alpha = alpha_along(setup, texts)
+    alphas = alpha_along(setup, texts)
+    alpha = statistics.mean(statistics.mean(a) for a in alphas)
     target_step = step_ms(setup.target, setup.prompts[0], setup.device)
     c = step_ms(setup.drafter, setup.prompts[0], setup.device) / target_step
     for g, row in sweep.items():
         row["theory_tokens_per_target_call"] = theory_tokens_per_call(alpha, g)
+        row["predicted_tokens_per_target_call"] = tokens_per_call_along(alphas, g)
         row["theory_speedup"] = theory_speedup(alpha, g, c)
     ar = timings.median("autoregressive")
     for row in sweep.values():
@@ -245,6 +274,7 @@ def run_bench(setup: Setup, gammas: list[int], repeats: int, sweep_repeats: int,
         "cost_ratio_c": c,
         "tokens_per_target_call": sweep[gamma]["tokens_per_target_call"],
         "theory_tokens_per_target_call": theory_tokens_per_call(alpha, gamma),
+        "predicted_tokens_per_target_call": sweep[gamma]["predicted_tokens_per_target_call"],
         "theory_speedup": theory_speedup(alpha, gamma, c),
         "gamma": gamma,
         "target_step_ms": target_step,

@@ -70,11 +70,12 @@ def print_report(result: dict) -> None:
     print(f"\n{'method':<28} {'tokens/s':>9} {'seconds':>8}")
     for method, seconds in result["seconds"].items():
         print(f"{method:<28} {result['tokens_per_second'][method]:>9.1f} {seconds:>8.2f}")
-    print(f"\n{'γ':>2} {'speedup':>8} {'theory':>7} {'tokens/call':>12} {'theory':>7} {'accept':>7}")
+    print(f"\n{'γ':>2} {'speedup':>8} {'theory':>7} {'tokens/call':>12} {'theory':>7} {'along':>6} {'accept':>7}")
     for gamma, row in result["sweep"].items():
         print(f"{gamma:>2} {row['speedup_vs_autoregressive']:>7.2f}x {row['theory_speedup']:>6.2f}x "
               f"{row['tokens_per_target_call']:>12.2f} {row['theory_tokens_per_target_call']:>7.2f} "
-              f"{row['acceptance_rate']:>7.3f}")
+              f"{row['predicted_tokens_per_target_call']:>6.2f} {row['acceptance_rate']:>7.3f}")
+    print("(theory: one α for every position; along: the α of each position of the text)")
     parts = result["time_breakdown"]
     print(f"\nwhere the time goes (speculative γ={result['gamma']}, all prompts, {parts['total']:.2f} s):")
     for part in ("target forwards", "drafter forwards", "loop (sampling, verification, bookkeeping)"):

@@ -15,6 +15,17 @@ def test_theory_formulas():
     assert bench.theory_speedup(0.5, 1, 0.5) == pytest.approx(1.0)
 
 
+def test_tokens_per_call_along_the_text():
+    """All accepted: rounds of γ + 1 tokens; none: one token a round; one α everywhere, on a
+    long text: the formula; long easy and hard stretches: fewer than the formula says."""
+    assert bench.tokens_per_call_along([[1.0] * 129], 4) == pytest.approx(128 / 26)  # 25 rounds of 5, one of 3
+    assert bench.tokens_per_call_along([[0.0] * 129], 4) == 1.0
+    assert bench.tokens_per_call_along([[0.85] * 10001], 4) == pytest.approx(
+        bench.theory_tokens_per_call(0.85, 4), rel=1e-3)
+    stretches = [1.0] * 5000 + [0.7] * 5001
+    assert bench.tokens_per_call_along([stretches], 4) < 0.97 * bench.theory_tokens_per_call(0.85, 4)
+
+
 def test_bench_runs_and_reports_consistent_numbers(tmp_path):
     plot = tmp_path / "sweep.png"
     result = run_grader("bench", "--layers", "3", "--hidden", "64", "--prompts", "2",
@@ -35,6 +46,8 @@ def test_bench_runs_and_reports_consistent_numbers(tmp_path):
     assert report["speedup_vs_autoregressive"] > 0 and report["speedup_vs_hf_assisted"] > 0
     for g, row in report["sweep"].items():  # each round emits its accepted drafts plus one
         assert row["tokens_per_target_call"] == pytest.approx(1 + row["acceptance_rate"] * int(g), rel=0.35)
+        # greedy: the agreement at each position decides every round, so the count is exact
+        assert row["tokens_per_target_call"] == pytest.approx(row["predicted_tokens_per_target_call"], rel=1e-9)
     parts = report["time_breakdown"]
     assert parts["target forwards"] + parts["drafter forwards"] <= parts["total"]
     assert parts["target_calls"] > report["prompts"] and parts["drafter_calls"] > 0  # a prefill and rounds each
