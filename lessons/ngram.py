@@ -4,16 +4,19 @@ Exercise ``ngram``: write ``NGramStorage`` and ``ngram_assisted_speculative_gene
 then run ``grader check ngram``. The grader tests your storage alone, and your loop
 with the course's storage (so one can be finished before the other).
 
-``PromptLookup`` is provided: it wraps any storage (yours too) so that it learns the
-prompt and ignores every update: prompt lookup, transformers' ``prompt_lookup_num_tokens``.
+Smaller steps, stubbed below with their contracts and not graded on their own:
+``PromptLookup`` (a storage that learns the prompt and ignores every update: prompt
+lookup, transformers' ``prompt_lookup_num_tokens``; notebook 05 compares it), ``propose``
+(a round's drafts) and ``rate`` (the acceptance rate). The loop can also reuse your
+lesson-3 steps ``forward``, ``roll_back`` and ``show_round``.
 """
 import torch
 from transformers import DynamicCache  # noqa: F401  (use_cache=True: one cache for the target)
 
 from lessons.autoregressive import as_list  # noqa: F401  (an int or a list of end tokens)
 from lessons.sampling import GreedyProcessor, LogitsProcessor
+from lessons.speculative import forward, roll_back, show_round  # noqa: F401  (your lesson-3 steps)
 from lessons.verification import speculative_sampling  # noqa: F401  (your lesson-2 verifier)
-from solutions.ngram import PromptLookup  # noqa: F401  (provided)
 
 
 class NGramStorage:
@@ -37,6 +40,24 @@ class NGramStorage:
     """
 
     def __init__(self, n: int, vocab_size: int):
+        raise NotImplementedError
+
+    def initialize(self, ids: list[int]) -> None:
+        raise NotImplementedError
+
+    def update(self, context: list[int], tokens: list[int]) -> None:
+        raise NotImplementedError
+
+    def next_token(self, context: list[int]) -> int | None:
+        raise NotImplementedError
+
+
+class PromptLookup:
+    """A storage that wraps another (``PromptLookup(NGramStorage(3, V))``): ``initialize``
+    and ``next_token`` pass through to it, ``update`` does nothing, so the drafts only
+    ever copy continuations found in the prompt."""
+
+    def __init__(self, storage):
         raise NotImplementedError
 
     def initialize(self, ids: list[int]) -> None:
@@ -85,7 +106,7 @@ def ngram_assisted_speculative_generate(inputs: list[int], ngramstorage: NGramSt
       ``max_fn(p_i − q_i)``, p without the draft. Keep ``drafts[:n]`` and the token.
     - ``use_cache=True``: one ``DynamicCache`` for the target; feed only what it lacks and
       crop it after each round to the text's length minus one.
-    - ``debug=True``: print each round (``solutions.speculative.show_round`` does it).
+    - ``debug=True``: print each round (your ``show_round`` from lesson 3 does it).
 
     Never replace a rejected draft with a fresh draw from p: that draw can be the draft
     again, which makes it too likely. The notebook computes by how much.
@@ -93,4 +114,15 @@ def ngram_assisted_speculative_generate(inputs: list[int], ngramstorage: NGramSt
     Hints: ``torch.nn.functional.one_hot(drafts, V).to(p.dtype)``; ``logits.topk(m).indices``;
     bring n, the token and the top-k ids to the host in one ``.tolist()`` per round.
     """
+    raise NotImplementedError
+
+
+def propose(storage, text: list[int], k: int, filler: int | None) -> list[int]:
+    """Up to ``k`` drafts, draft i being ``storage.next_token(text + drafts[:i])``; where
+    that is ``None`` the draft is ``filler``, or drafting stops there when ``filler`` is None."""
+    raise NotImplementedError
+
+
+def rate(accepted: int, drafted: int) -> float:
+    """Accepted drafts / drafted tokens as a float; 0.0 when nothing was drafted."""
     raise NotImplementedError

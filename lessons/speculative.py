@@ -6,6 +6,13 @@ Lesson 3: write ``speculative_generate`` without a cache, then run
 
 If your lesson-2 verifier is not finished yet, import the reference one instead
 (``from solutions.verification import speculative_sampling``) and come back to it later.
+
+The loop falls into five small steps, stubbed below the loop with their contracts:
+``forward`` (one model call, the last rows of logits), ``draft`` (the drafter's k
+proposals), ``settle`` (how many tokens the round keeps, read on the host once),
+``roll_back`` (crop a cache) and ``show_round`` (the ``debug`` print). Writing them first
+and building ``speculative_generate`` from them is the suggested path; the grader checks
+``speculative_generate`` alone, so a loop written another way is just as good.
 """
 import torch
 from transformers import DynamicCache  # noqa: F401  (lesson 4: one cache per model)
@@ -61,4 +68,44 @@ def speculative_generate(inputs: list[int], drafter, target, tokenizer=None, gam
     no special case, the greedy processor's one-hot distributions make the verifier
     accept exactly the drafts that equal the target's argmax.
     """
+    raise NotImplementedError
+
+
+def forward(model, ids: torch.Tensor, end: int, cache: DynamicCache | None, rows: int) -> torch.Tensor:
+    """The model's logits ``[rows, V]`` for the last ``rows`` positions of ``ids[:, :end]``.
+
+    ids ``[1, L]`` (the sequence buffer, valid up to ``end``). With a cache feed only
+    ``ids[:, seen:end]``, ``seen = cache.get_seq_length()``; without one, all of
+    ``ids[:, :end]``. Row ``j`` is the distribution of the token at ``end - rows + 1 + j``.
+    """
+    raise NotImplementedError
+
+
+def draft(drafter, ids: torch.Tensor, end: int, k: int, processor, cache) -> list[torch.Tensor]:
+    """Sample ``k`` drafts into ``ids[0, end:end + k]``, one drafter forward each (a draft
+    is part of the next one's context); return their distributions q, k tensors ``[V]``."""
+    raise NotImplementedError
+
+
+def settle(block: torch.Tensor, rejected_idx: torch.Tensor, stop_ids: torch.Tensor) -> tuple[int, int]:
+    """``(n, first_stop)`` as Python ints, with the round's one host sync.
+
+    block ``[k+1]``: the accepted drafts ``block[:n]``, the target's token ``block[n]``, then
+    rejected drafts; ``rejected_idx`` is n as a 0-dim tensor. ``first_stop`` is the index
+    of the earliest end token among ``block[:n + 1]``, or ``k + 1`` when there is none.
+    Hint: compute both on the device, then one ``.tolist()``.
+    """
+    raise NotImplementedError
+
+
+def roll_back(cache: DynamicCache | None, length: int) -> None:
+    """Crop ``cache`` (if any) to its first ``length`` positions: the rejected drafts go.
+    ``cache.crop(-m)`` drops the last m."""
+    raise NotImplementedError
+
+
+def show_round(drafts: list[int], n: int, token: int, tokenizer=None) -> None:
+    """Print one round: the accepted drafts ``drafts[:n]``, the first rejected draft (if
+    ``n < len(drafts)``), then the target's token (a correction, or the bonus when every
+    draft was accepted), each in its own ANSI colour, decoded when ``tokenizer`` is given."""
     raise NotImplementedError

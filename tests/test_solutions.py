@@ -6,7 +6,7 @@ import pytest
 from grader import exercises
 from grader.harness import run_check
 from grader.verdict import format_text
-from tests.conftest import run_grader
+from tests.conftest import ROOT, run_grader
 
 READY = [e for e in exercises.EXERCISES if e.check is not None]
 
@@ -24,3 +24,20 @@ def test_cli_passes_solutions_and_prints_json():
     assert report["passed"] is True
     assert [c["exercise"] for c in report["checks"]] == [e.id for e in READY]
     assert all(c["status"] == "passed" for c in report["checks"])
+
+
+def top_level_names(path) -> set[str]:
+    """The functions and classes a module defines (imports do not count)."""
+    import ast
+
+    tree = ast.parse(path.read_text())
+    return {node.name for node in tree.body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+
+
+@pytest.mark.parametrize("module", sorted(p.name for p in (ROOT / "solutions").glob("[!_]*.py")))
+def test_lessons_define_what_solutions_define(module):
+    """Lessons and solutions keep identical module and function names (DESIGN.md)."""
+    lesson, solution = ROOT / "lessons" / module, ROOT / "solutions" / module
+    assert lesson.is_file(), f"lessons/{module} is missing"
+    assert top_level_names(lesson) == top_level_names(solution)
