@@ -7,6 +7,7 @@ the two statistical verifier checks), and a patch of a solutions module in the f
 a mutant (``grader/mutants.py``) that may name several checks and the properties that
 do not apply to it.
 """
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,3 +52,14 @@ def failed_properties(variant: Variant | None, exercise: str, seed: int, folder:
     if verdict.status != PASSED and (verdict.stopped or not verdict.findings):
         return [f"{verdict.status}: {verdict.summary}"]
     return [f.property for f in verdict.findings if variant is None or variant.applies(f.property)]
+
+
+def run_one(name: str, exercise: str, seed: int) -> list[str]:
+    """``failed_properties`` for the variant called ``name`` ("reference": the solutions),
+    on one thread, its patched file in a folder of its own: a worker process's job."""
+    import torch
+
+    torch.set_num_threads(1)
+    variant = next((v for v in all_variants() if v.name == name), None)
+    with tempfile.TemporaryDirectory() as folder:
+        return failed_properties(variant, exercise, seed, Path(folder))

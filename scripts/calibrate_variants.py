@@ -10,7 +10,6 @@ what it measured; ``--report`` turns such a file into docs/statistics_variants.m
 import argparse
 import json
 import sys
-import tempfile
 import time
 from collections import defaultdict
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -20,21 +19,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from grader.harness import FAMILY_ERROR_RATE  # noqa: E402
-from grader.variants import all_variants, failed_properties  # noqa: E402
+from grader.variants import all_variants, run_one  # noqa: E402
 
 REFERENCE_CHECKS = ("speculative_generate", "kv_cache")
 OUTPUT = ROOT / "docs" / "statistics_variants.md"
 
 
-def run_one(job: tuple[str, str, int]) -> dict:
-    import torch
-
-    torch.set_num_threads(1)
+def timed_run(job: tuple[str, str, int]) -> dict:
     name, exercise, seed = job
-    variant = next((v for v in all_variants() if v.name == name), None)
     start = time.perf_counter()
-    with tempfile.TemporaryDirectory() as folder:
-        failed = failed_properties(variant, exercise, seed, Path(folder))
+    failed = run_one(name, exercise, seed)
     return {"implementation": name, "exercise": exercise, "seed": seed, "failed": failed,
             "seconds": round(time.perf_counter() - start, 2)}
 
@@ -53,7 +47,7 @@ def run(args) -> None:
     with ProcessPoolExecutor(args.workers) as pool, open(args.out, "a") as out:
         while pending or running:
             while pending and len(running) < args.workers and time.monotonic() < deadline:
-                running.add(pool.submit(run_one, pending.pop(0)))
+                running.add(pool.submit(timed_run, pending.pop(0)))
             if not running:
                 break
             done, running = wait(running, return_when=FIRST_COMPLETED)
