@@ -257,8 +257,11 @@ def run_bench(setup: Setup, gammas: list[int], repeats: int, sweep_repeats: int,
     alpha = statistics.mean(statistics.mean(a) for a in alphas)
     target_step = step_ms(setup.target, setup.prompts[0], setup.device)
     c = step_ms(setup.drafter, setup.prompts[0], setup.device) / target_step
+    one_alpha = [[alpha] * len(a) for a in alphas]
     for g, row in sweep.items():
         row["theory_tokens_per_target_call"] = theory_tokens_per_call(alpha, g)
+        # The formula assumes every round may draft γ tokens; near the length limit fewer fit.
+        row["length_limited_theory_tokens_per_target_call"] = tokens_per_call_along(one_alpha, g)
         row["predicted_tokens_per_target_call"] = tokens_per_call_along(alphas, g)
         row["theory_speedup"] = theory_speedup(alpha, g, c)
     ar = timings.median("autoregressive")
@@ -274,6 +277,7 @@ def run_bench(setup: Setup, gammas: list[int], repeats: int, sweep_repeats: int,
         "cost_ratio_c": c,
         "tokens_per_target_call": sweep[gamma]["tokens_per_target_call"],
         "theory_tokens_per_target_call": theory_tokens_per_call(alpha, gamma),
+        "length_limited_theory_tokens_per_target_call": sweep[gamma]["length_limited_theory_tokens_per_target_call"],
         "predicted_tokens_per_target_call": sweep[gamma]["predicted_tokens_per_target_call"],
         "theory_speedup": theory_speedup(alpha, gamma, c),
         "gamma": gamma,

@@ -70,12 +70,14 @@ def print_report(result: dict) -> None:
     print(f"\n{'method':<28} {'tokens/s':>9} {'seconds':>8}")
     for method, seconds in result["seconds"].items():
         print(f"{method:<28} {result['tokens_per_second'][method]:>9.1f} {seconds:>8.2f}")
-    print(f"\n{'γ':>2} {'speedup':>8} {'theory':>7} {'tokens/call':>12} {'theory':>7} {'along':>6} {'accept':>7}")
+    print(f"\n{'γ':>2} {'speedup':>8} {'theory':>7} {'tokens/call':>12} {'theory':>7} {'cut':>6} {'along':>6} {'accept':>7}")
     for gamma, row in result["sweep"].items():
         print(f"{gamma:>2} {row['speedup_vs_autoregressive']:>7.2f}x {row['theory_speedup']:>6.2f}x "
               f"{row['tokens_per_target_call']:>12.2f} {row['theory_tokens_per_target_call']:>7.2f} "
+              f"{row['length_limited_theory_tokens_per_target_call']:>6.2f} "
               f"{row['predicted_tokens_per_target_call']:>6.2f} {row['acceptance_rate']:>7.3f}")
-    print("(theory: one α for every position; along: the α of each position of the text)")
+    print("(tokens/call theory: one α for every position, every round drafts γ; cut: one α, rounds cut "
+          "short by the length limit; along: the α of each position, rounds cut)")
     parts = result["time_breakdown"]
     print(f"\nwhere the time goes (speculative γ={result['gamma']}, all prompts, {parts['total']:.2f} s):")
     for part in ("target forwards", "drafter forwards", "loop (sampling, verification, bookkeeping)"):
@@ -110,6 +112,8 @@ def sweep_figure(result: dict):
     left.set(xlabel="γ (drafts per round)", ylabel="speedup over autoregressive", title="Speedup")
     right.plot(gammas, [r["tokens_per_target_call"] for r in rows], "o-", label="measured")
     right.plot(gammas, [r["theory_tokens_per_target_call"] for r in rows], "--", label="theory")
+    right.plot(gammas, [r["length_limited_theory_tokens_per_target_call"] for r in rows], ":",
+               label="theory, last rounds cut by the length limit")
     right.set(xlabel="γ (drafts per round)", ylabel="tokens per target call", title="Tokens per target call")
     for ax in (left, right):
         ax.legend()

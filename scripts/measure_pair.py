@@ -2,7 +2,9 @@
 
 Teacher-forced over held-out windows: each model's cross-entropy, the acceptance rate
 α = E[Σ_x min(p(x), q(x))] at temperature 1, and greedy agreement (how often the two
-argmaxes coincide). Decode-step time: the median of one cached single-token forward.
+argmaxes coincide). The same two along text the target generates from held-out prompts —
+the positions speculative decoding drafts: α on text sampled at T = 1, agreement on greedy
+text. Decode-step time: the median of one cached single-token forward.
 
     python scripts/measure_pair.py                       # the shipped pair
     python scripts/measure_pair.py --target DIR --drafter DIR
@@ -16,8 +18,10 @@ import torch
 import torch.nn.functional as F
 from transformers import DynamicCache
 
-from grader.corpus import corpus_files, encode
+from grader.corpus import corpus_files, encode, held_out_prompts
 from grader.models import SHIPPED_DRAFTER, SHIPPED_TARGET, load_pair
+from solutions.autoregressive import autoregressive_generate
+from solutions.sampling import GreedyProcessor, MultinomialProcessor
 
 
 @torch.no_grad()
@@ -34,6 +38,26 @@ def held_out_metrics(target, drafter, tokens: torch.Tensor, seq: int, windows: i
         "greedy_agreement": (p.argmax(-1) == q.argmax(-1)).float().mean().item(),
         "held_out_tokens": int(y.numel()),
     }
+
+
+@torch.no_grad()
+def generated_metrics(target, drafter, prompts: list[list[int]], new_tokens: int) -> dict:
+    """α at T = 1 along sampled continuations, greedy agreement along greedy ones."""
+    alphas, agreements = [], []
+    for prompt in prompts:
+        for processor, out in ((MultinomialProcessor(1.0), alphas), (GreedyProcessor(), agreements)):
+            text = prompt + autoregressive_generate(prompt, target, new_tokens, processor,
+                                                    eos_tokens_id=-1, use_cache=True)
+            ids = torch.tensor([text])
+            p = target(ids).logits[0, len(prompt) - 1 : -1].float()
+            q = drafter(ids).logits[0, len(prompt) - 1 : -1].float()
+            if out is alphas:
+                out.append(torch.minimum(p.softmax(-1), q.softmax(-1)).sum(-1).mean().item())
+            else:
+                out.append((p.argmax(-1) == q.argmax(-1)).float().mean().item())
+    return {"alpha_t1_generated": statistics.mean(alphas),
+            "greedy_agreement_generated": statistics.mean(agreements),
+            "generated_prompts": len(prompts), "generated_tokens_each": new_tokens}
 
 
 @torch.no_grad()
@@ -57,6 +81,8 @@ def main():
     parser.add_argument("--drafter", default=SHIPPED_DRAFTER)
     parser.add_argument("--windows", type=int, default=64)
     parser.add_argument("--seq", type=int, default=256)
+    parser.add_argument("--prompts", type=int, default=20)
+    parser.add_argument("--new-tokens", type=int, default=128)
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -64,6 +90,8 @@ def main():
     _, held_out = corpus_files()
     tokens = encode(held_out, tokenizer)
     results = held_out_metrics(target, drafter, tokens, args.seq, args.windows)
+    torch.manual_seed(0)
+    results |= generated_metrics(target, drafter, held_out_prompts(tokenizer, args.prompts), args.new_tokens)
     context = tokens[:128].unsqueeze(0)
     results["target_step_ms"] = decode_step_ms(target, context)
     results["drafter_step_ms"] = decode_step_ms(drafter, context)

@@ -6,9 +6,10 @@ suites and IDLE left out), so every machine has it offline. Steps:
 1. a byte-level BPE tokenizer (``tokenizers``), saved as a transformers tokenizer with
    ``<pad>`` = 0, ``</s>`` = 1 (end of text) and ``<s>`` = 2, matching the course's
    default ``pad_token_id=0`` and ``eos_tokens_id=1``;
-2. the target: a deep, narrow Llama trained with cross-entropy;
-3. the drafter: a one-layer Llama (``--drafter-layers``) that starts from the target's embeddings and is
-   distilled from the target's next-token distributions (forward KL).
+2. the target: a Llama (``--target-layers``, ``--target-hidden``) trained with cross-entropy;
+3. the drafter: a one-layer Llama (``--drafter-layers``, ``--drafter-hidden``) distilled from
+   the target's next-token distributions (forward KL). When the two widths match it starts
+   from the target's embeddings, final norm and first ``--drafter-layers`` layers.
 
 Both are written with ``save_pretrained`` (safetensors, float32) into ``--out``.
 One file in fifty is held out; ``scripts/measure_pair.py`` reports on it.
@@ -45,14 +46,15 @@ def train_tokenizer(files: list[Path], vocab_size: int) -> PreTrainedTokenizerFa
     )
 
 
-def llama(vocab_size: int, layers: int, hidden: int, intermediate: int, heads: int):
+def llama(vocab_size: int, layers: int, hidden: int):
+    """A Llama with tied embeddings, heads of width 32 and an MLP three times as wide."""
     config = LlamaConfig(
         vocab_size=vocab_size,
         hidden_size=hidden,
-        intermediate_size=intermediate,
+        intermediate_size=3 * hidden,
         num_hidden_layers=layers,
-        num_attention_heads=heads,
-        num_key_value_heads=heads,
+        num_attention_heads=hidden // 32,
+        num_key_value_heads=hidden // 32,
         max_position_embeddings=1024,
         tie_word_embeddings=True,
         pad_token_id=0,
@@ -60,6 +62,14 @@ def llama(vocab_size: int, layers: int, hidden: int, intermediate: int, heads: i
         bos_token_id=2,
     )
     return LlamaForCausalLM(config)
+
+
+def start_from_target(drafter, target):
+    """Copy the target's embeddings (tied to the head), final norm and first layers."""
+    drafter.model.embed_tokens.load_state_dict(target.model.embed_tokens.state_dict())
+    drafter.model.norm.load_state_dict(target.model.norm.state_dict())
+    for mine, theirs in zip(drafter.model.layers, target.model.layers):
+        mine.load_state_dict(theirs.state_dict())
 
 
 def batches(tokens: torch.Tensor, batch: int, seq: int, gen: torch.Generator):
@@ -120,7 +130,10 @@ def main():
     parser.add_argument("--vocab-size", type=int, default=4096)
     parser.add_argument("--target-steps", type=int, default=3000)
     parser.add_argument("--drafter-steps", type=int, default=1200)
+    parser.add_argument("--target-layers", type=int, default=12)
+    parser.add_argument("--target-hidden", type=int, default=128)
     parser.add_argument("--drafter-layers", type=int, default=1)
+    parser.add_argument("--drafter-hidden", type=int, default=128)
     parser.add_argument("--target-from", type=Path,
                         help="a target saved by an earlier run: skip its training, distil a drafter from it")
     parser.add_argument("--batch", type=int, default=16)
@@ -140,11 +153,12 @@ def main():
     if args.target_from:
         target = LlamaForCausalLM.from_pretrained(args.target_from)
     else:
-        target = llama(args.vocab_size, layers=12, hidden=128, intermediate=384, heads=4)
+        target = llama(args.vocab_size, args.target_layers, args.target_hidden)
         fit(target, cross_entropy, batches(tokens, args.batch, args.seq, gen), args.target_steps, 3e-3, "target")
 
-    drafter = llama(args.vocab_size, layers=args.drafter_layers, hidden=128, intermediate=384, heads=4)
-    drafter.model.embed_tokens.weight.data.copy_(target.model.embed_tokens.weight.data)
+    drafter = llama(args.vocab_size, args.drafter_layers, args.drafter_hidden)
+    if args.drafter_hidden == args.target_hidden:
+        start_from_target(drafter, target)
     data = batches(tokens, args.batch, args.seq, gen)
     fit(drafter, distillation(target), data, args.drafter_steps, 3e-3, "drafter")
 

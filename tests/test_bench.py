@@ -48,6 +48,8 @@ def test_bench_runs_and_reports_consistent_numbers(tmp_path):
         assert row["tokens_per_target_call"] == pytest.approx(1 + row["acceptance_rate"] * int(g), rel=0.35)
         # greedy: the agreement at each position decides every round, so the count is exact
         assert row["tokens_per_target_call"] == pytest.approx(row["predicted_tokens_per_target_call"], rel=1e-9)
+        # rounds cut short by the length limit emit fewer tokens than the formula's
+        assert 1 <= row["length_limited_theory_tokens_per_target_call"] < row["theory_tokens_per_target_call"]
     parts = report["time_breakdown"]
     assert parts["target forwards"] + parts["drafter forwards"] <= parts["total"]
     assert parts["target_calls"] > report["prompts"] and parts["drafter_calls"] > 0  # a prefill and rounds each
