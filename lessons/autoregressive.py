@@ -9,7 +9,7 @@ from transformers import DynamicCache  # noqa: F401  (you will need it for use_c
 from lessons.sampling import GreedyProcessor, LogitsProcessor
 
 
-@torch.no_grad()
+@torch.inference_mode()  # no autograd bookkeeping at all: a few percent faster than no_grad
 def autoregressive_generate(
     inputs: list[int],
     model,

@@ -70,7 +70,7 @@ class PromptLookup:
         raise NotImplementedError
 
 
-@torch.no_grad()
+@torch.inference_mode()  # no autograd bookkeeping at all: a few percent faster than no_grad
 def ngram_assisted_speculative_generate(inputs: list[int], ngramstorage: NGramStorage, target,
                                         tokenizer=None, gamma: int = 5, filler_top_k: int = 3,
                                         logits_processor: LogitsProcessor = GreedyProcessor(),

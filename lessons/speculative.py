@@ -22,7 +22,7 @@ from lessons.sampling import GreedyProcessor, LogitsProcessor
 from lessons.verification import speculative_sampling  # noqa: F401  (your lesson-2 verifier)
 
 
-@torch.no_grad()
+@torch.inference_mode()  # no autograd bookkeeping at all: a few percent faster than no_grad
 def speculative_generate(inputs: list[int], drafter, target, tokenizer=None, gamma: int = 5,
                          logits_processor: LogitsProcessor = GreedyProcessor(),
                          max_gen_len: int = 40, eos_tokens_id: int | list[int] = 1,

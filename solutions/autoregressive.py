@@ -5,7 +5,7 @@ from transformers import DynamicCache
 from solutions.sampling import GreedyProcessor, LogitsProcessor
 
 
-@torch.no_grad()
+@torch.inference_mode()  # no autograd bookkeeping at all: a few percent faster than no_grad
 def autoregressive_generate(
     inputs: list[int],
     model,

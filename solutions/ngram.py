@@ -91,7 +91,7 @@ class PromptLookup:
         return self.storage.next_token(context)
 
 
-@torch.no_grad()
+@torch.inference_mode()  # no autograd bookkeeping at all: a few percent faster than no_grad
 def ngram_assisted_speculative_generate(
     inputs: list[int],
     ngramstorage: NGramStorage,

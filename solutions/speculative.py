@@ -22,7 +22,7 @@ COLOURS = {"accepted": "\033[32m", "rejected": "\033[9;31m", "correction": "\033
            "bonus": "\033[36m", "end": "\033[0m"}
 
 
-@torch.no_grad()
+@torch.inference_mode()  # no autograd bookkeeping at all: a few percent faster than no_grad
 def speculative_generate(
     inputs: list[int],
     drafter,
