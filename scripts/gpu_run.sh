@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU measurements of docs/benchmarks.md, on one CUDA machine with the package installed:
-# the GPU tests, then grader bench on a ~1.2B-parameter synthetic pair (greedy and T = 1) and
+# the GPU tests, then grader bench on a ~1.6B-parameter synthetic pair (greedy and T = 1) and
 # on the shipped pair. Results (logs, JSON lines, plots) go to the folder given (default gpu_results).
 set -uo pipefail
 out=${1:-gpu_results}
