@@ -136,6 +136,9 @@ def main():
     parser.add_argument("--drafter-hidden", type=int, default=128)
     parser.add_argument("--target-from", type=Path,
                         help="a target saved by an earlier run: skip its training, distil a drafter from it")
+    parser.add_argument("--drafter-from", type=Path,
+                        help="a drafter saved by an earlier run: go on distilling it instead of starting afresh")
+    parser.add_argument("--drafter-lr", type=float, default=3e-3)
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--seq", type=int, default=256)
     parser.add_argument("--seed", type=int, default=0)
@@ -156,11 +159,14 @@ def main():
         target = llama(args.vocab_size, args.target_layers, args.target_hidden)
         fit(target, cross_entropy, batches(tokens, args.batch, args.seq, gen), args.target_steps, 3e-3, "target")
 
-    drafter = llama(args.vocab_size, args.drafter_layers, args.drafter_hidden)
-    if args.drafter_hidden == args.target_hidden:
-        start_from_target(drafter, target)
+    if args.drafter_from:
+        drafter = LlamaForCausalLM.from_pretrained(args.drafter_from)
+    else:
+        drafter = llama(args.vocab_size, args.drafter_layers, args.drafter_hidden)
+        if args.drafter_hidden == args.target_hidden:
+            start_from_target(drafter, target)
     data = batches(tokens, args.batch, args.seq, gen)
-    fit(drafter, distillation(target), data, args.drafter_steps, 3e-3, "drafter")
+    fit(drafter, distillation(target), data, args.drafter_steps, args.drafter_lr, "drafter")
 
     for name, model in (("target", target), ("drafter", drafter)):
         model.save_pretrained(args.out / name)
