@@ -24,37 +24,47 @@ from solutions.autoregressive import autoregressive_generate
 from solutions.sampling import GreedyProcessor, MultinomialProcessor
 
 
+def alpha(p_logits: torch.Tensor, q_logits: torch.Tensor) -> float:
+    """Mean Σ_x min(p(x), q(x)) at T = 1 over positions; logits ``[..., V]``."""
+    return torch.minimum(p_logits.softmax(-1), q_logits.softmax(-1)).sum(-1).mean().item()
+
+
+def agreement(p_logits: torch.Tensor, q_logits: torch.Tensor) -> float:
+    """How often the two argmaxes coincide; logits ``[..., V]``."""
+    return (p_logits.argmax(-1) == q_logits.argmax(-1)).float().mean().item()
+
+
 @torch.no_grad()
 def held_out_metrics(target, drafter, tokens: torch.Tensor, seq: int, windows: int) -> dict:
     starts = torch.linspace(0, len(tokens) - seq - 2, windows).long()
     batch = torch.stack([tokens[s : s + seq + 1] for s in starts])
     x, y = batch[:, :-1], batch[:, 1:]
     p_logits, q_logits = target(x).logits.float(), drafter(x).logits.float()
-    p, q = p_logits.softmax(-1), q_logits.softmax(-1)
     return {
         "target_loss": F.cross_entropy(p_logits.flatten(0, 1), y.flatten()).item(),
         "drafter_loss": F.cross_entropy(q_logits.flatten(0, 1), y.flatten()).item(),
-        "alpha_t1": torch.minimum(p, q).sum(-1).mean().item(),
-        "greedy_agreement": (p.argmax(-1) == q.argmax(-1)).float().mean().item(),
+        "alpha_t1": alpha(p_logits, q_logits),
+        "greedy_agreement": agreement(p_logits, q_logits),
         "held_out_tokens": int(y.numel()),
     }
 
 
 @torch.no_grad()
+def continuation_logits(target, drafter, prompt: list[int], new_tokens: int, processor):
+    """Both models' logits ``[new_tokens, V]`` at each token of a continuation of ``prompt``
+    that the target generates with ``processor``."""
+    text = prompt + autoregressive_generate(prompt, target, new_tokens, processor,
+                                            eos_tokens_id=-1, use_cache=True)
+    ids, rows = torch.tensor([text]), slice(len(prompt) - 1, -1)
+    return target(ids).logits[0, rows].float(), drafter(ids).logits[0, rows].float()
+
+
 def generated_metrics(target, drafter, prompts: list[list[int]], new_tokens: int) -> dict:
     """α at T = 1 along sampled continuations, greedy agreement along greedy ones."""
     alphas, agreements = [], []
     for prompt in prompts:
-        for processor, out in ((MultinomialProcessor(1.0), alphas), (GreedyProcessor(), agreements)):
-            text = prompt + autoregressive_generate(prompt, target, new_tokens, processor,
-                                                    eos_tokens_id=-1, use_cache=True)
-            ids = torch.tensor([text])
-            p = target(ids).logits[0, len(prompt) - 1 : -1].float()
-            q = drafter(ids).logits[0, len(prompt) - 1 : -1].float()
-            if out is alphas:
-                out.append(torch.minimum(p.softmax(-1), q.softmax(-1)).sum(-1).mean().item())
-            else:
-                out.append((p.argmax(-1) == q.argmax(-1)).float().mean().item())
+        alphas.append(alpha(*continuation_logits(target, drafter, prompt, new_tokens, MultinomialProcessor(1.0))))
+        agreements.append(agreement(*continuation_logits(target, drafter, prompt, new_tokens, GreedyProcessor())))
     return {"alpha_t1_generated": statistics.mean(alphas),
             "greedy_agreement_generated": statistics.mean(agreements),
             "generated_prompts": len(prompts), "generated_tokens_each": new_tokens}
