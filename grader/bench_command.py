@@ -6,6 +6,7 @@ import torch
 from grader import bench, implementation, synthetic
 from grader.corpus import held_out_prompts
 from grader.models import SHIPPED_DRAFTER, SHIPPED_TARGET, default_device, load_model
+from grader.timing import LoadMeter, set_threads
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
@@ -32,7 +33,7 @@ def build_setup(args):
                                                    device=device, dtype=dtype)
         tokenizer_source = SHIPPED_TARGET
         names = (f"synthetic {args.layers}x{args.hidden} (divergence {args.divergence})",
-                 f"its first layer")
+                 "its first layer")
     from transformers import AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(tokenizer_source)
@@ -45,16 +46,19 @@ def build_setup(args):
 
 
 def run(args) -> int:
+    threads = set_threads(args.threads)
     torch.manual_seed(0)
     setup, (target_name, drafter_name) = build_setup(args)
     repeats, sweep_repeats = (2, 1) if args.quick else (args.repeats, 2)
-    result = bench.run_bench(setup, parse_gammas(args.gammas), repeats, sweep_repeats, not args.no_hf)
+    with LoadMeter() as load:
+        result = bench.run_bench(setup, parse_gammas(args.gammas), repeats, sweep_repeats, not args.no_hf)
     result.update(device=str(setup.device), processor=repr(setup.processor), target=target_name,
                   drafter=drafter_name, prompts=len(setup.prompts), new_tokens=setup.new_tokens,
-                  torch_threads=torch.get_num_threads())
+                  torch_threads=threads, load=load.report())
     if torch.cuda.is_available() and str(setup.device).startswith("cuda"):
         result["device_name"] = torch.cuda.get_device_name()
     print_report(result)
+    print(load.describe())
     plot_sweep(result, args.plot)
     print(f"γ sweep plot: {args.plot}")
     if args.json:
@@ -63,8 +67,9 @@ def run(args) -> int:
 
 
 def print_report(result: dict) -> None:
-    print(f"target: {result['target']}; drafter: {result['drafter']}; device {result['device']}; "
-          f"{result['processor']}; {result['prompts']} prompts x {result['new_tokens']} new tokens")
+    print(f"target: {result['target']}; drafter: {result['drafter']}; device {result['device']} "
+          f"({result['torch_threads']} torch threads); {result['processor']}; "
+          f"{result['prompts']} prompts x {result['new_tokens']} new tokens")
     print(f"α (Σ min(p, q) along the text) = {result['alpha']:.3f}; cost ratio c = "
           f"{result['cost_ratio_c']:.3f}; best γ = {result['gamma']}")
     print(f"\n{'method':<28} {'tokens/s':>9} {'seconds':>8}")

@@ -1,10 +1,12 @@
 """The `grader` command: check exercises, list progress, bench and demo."""
 import argparse
+import os
 import sys
 
-from grader import exercises, progress
+from grader import exercises, implementation, progress
 from grader.implementation import DEFAULT_IMPL
-from grader.isolation import DEFAULT_TIMEOUT, run_isolated
+from grader.isolation import run_isolated
+from grader.timing import DEFAULT_THREADS
 from grader.verdict import COMING, SYMBOLS, format_text, to_json
 
 DEFAULT_SEED = 0
@@ -22,8 +24,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="lessons (default), solutions, a module name or a path to a .py file")
     check.add_argument("--seed", type=int, default=DEFAULT_SEED,
                        help="seed of every random draw; change it to draw afresh")
-    check.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
-                       help=f"seconds allowed per check (default {DEFAULT_TIMEOUT:g})")
+    check.add_argument("--timeout", type=float, default=None,
+                       help=f"seconds allowed per check (default: the check's own limit, "
+                            f"{exercises.TIME_LIMIT_FACTOR}x the reference's time, at least "
+                            f"{exercises.MIN_TIME_LIMIT:g} s)")
     check.add_argument("--json", action="store_true", help="print one JSON object")
     check.add_argument("-v", "--verbose", action="store_true", help="every finding and traceback")
 
@@ -61,6 +65,7 @@ def add_bench_arguments(parser) -> None:
     parser.add_argument("--impl", default="solutions", help="whose generate functions to time")
     parser.add_argument("--plot", default="bench_gamma_sweep.png", help="where the γ-sweep plot goes")
     parser.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    add_threads_argument(parser)
 
 
 def add_demo_arguments(parser) -> None:
@@ -72,11 +77,33 @@ def add_demo_arguments(parser) -> None:
     parser.add_argument("--drafter", help="a local directory or hub id instead of the shipped drafter")
     parser.add_argument("--device", default=None)
     parser.add_argument("--impl", default="solutions", help="whose speculative_generate to run")
+    add_threads_argument(parser)
+
+
+def add_threads_argument(parser) -> None:
+    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS,
+                        help=f"torch threads while timing (default {DEFAULT_THREADS}: the fastest "
+                             "for these model sizes on a CPU)")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    try:
+        status = run_command(parser, args)
+        sys.stdout.flush()  # a closed pipe shows here, not at the interpreter's exit
+        return status
+    except BrokenPipeError:  # `grader list | head`: the reader left; end quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def run_command(parser: argparse.ArgumentParser, args) -> int:
+    if args.command in ("check", "list"):
+        try:
+            implementation.locate(args.impl)
+        except implementation.ImplementationNotFound as exc:
+            subparser(parser, args.command).error(f"--impl: {exc}")
     if args.command == "list":
         return list_exercises(args.impl)
     if args.command == "bench":
@@ -85,14 +112,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "demo":
         from grader.demo import run
         return run(args)
-    return check(parser, args)
+    return check(subparser(parser, "check"), args)
+
+
+def subparser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    """The parser of one sub-command, whose `error` shows that sub-command's usage."""
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return commands.choices[command]
 
 
 def check(parser: argparse.ArgumentParser, args) -> int:
-    unknown = [e for e in args.exercises if e not in exercises.BY_ID]
-    if unknown:
-        parser.error(f"unknown exercise {', '.join(unknown)}; expected: {', '.join(exercises.BY_ID)}")
-    if args.timeout <= 0:
+    for unknown in (e for e in args.exercises if e not in exercises.BY_ID):
+        parser.error(exercises.unknown_message(unknown))
+    if args.timeout is not None and args.timeout <= 0:
         parser.error("--timeout must be a positive number of seconds")
     selected = [exercises.BY_ID[e] for e in args.exercises] or list(exercises.EXERCISES)
     coming = [e.id for e in selected if e.check is None]

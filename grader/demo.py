@@ -15,7 +15,9 @@ def run(args) -> int:
 
     from grader import implementation
     from grader.models import load_pair
+    from grader.timing import LoadMeter, set_threads
 
+    threads = set_threads(args.threads)
     pair = {k: v for k, v in (("target", args.target), ("drafter", args.drafter)) if v}
     target, drafter, tokenizer = load_pair(args.device, **pair)
     generate = implementation.load(args.impl, "speculative").speculative_generate
@@ -34,16 +36,25 @@ def run(args) -> int:
     def autoregressive():
         return baseline(prompt, target, max_gen_len=args.max_gen_len, use_cache=True)
 
-    seconds = {"speculative": [], "autoregressive": []}
-    for _ in range(args.repeats):  # interleaved, so both see the same machine load
-        for name, work in (("speculative", speculative), ("autoregressive", autoregressive)):
-            start = time.perf_counter()
-            out = work()
-            seconds[name].append((time.perf_counter() - start) / max(1, len(out)))
+    speedups = []
+    with LoadMeter() as load:
+        for _ in range(args.repeats):  # interleaved, so both see the same machine load
+            spec, ar = (seconds_per_token(work) for work in (speculative, autoregressive))
+            speedups.append((ar, spec))
     same = speculative() == autoregressive()
-    spec, ar = (statistics.median(seconds[k]) for k in ("speculative", "autoregressive"))
+    ar, spec = (statistics.median(s[i] for s in speedups) for i in (0, 1))
+    ratios = sorted(a / s for a, s in speedups)
     print(f"acceptance rate {rate:.2f} (γ = {args.gamma}); greedy output identical to the "
           f"target's alone: {'yes' if same else 'NO'}")
     print(f"autoregressive {1 / ar:.0f} tokens/s, speculative {1 / spec:.0f} tokens/s: "
-          f"{ar / spec:.2f}x (median of {args.repeats} runs each, {target.device})")
+          f"{statistics.median(ratios):.2f}x (median of {args.repeats} interleaved runs each, "
+          f"range {ratios[0]:.2f}–{ratios[-1]:.2f}x; {threads} thread{'s' * (threads > 1)}, "
+          f"{target.device})")
+    print(load.describe())
     return 0 if same else 1
+
+
+def seconds_per_token(work) -> float:
+    start = time.perf_counter()
+    out = work()
+    return (time.perf_counter() - start) / max(1, len(out))

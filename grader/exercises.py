@@ -1,5 +1,9 @@
 """The course's exercises: ids, lessons, the names each takes from an implementation."""
+import difflib
 from dataclasses import dataclass
+
+MIN_TIME_LIMIT = 15.0  # seconds: a cold start of the check (imports, models) fits in it
+TIME_LIMIT_FACTOR = 10  # a learner's loop may be this much slower than the reference
 
 
 @dataclass(frozen=True)
@@ -10,29 +14,35 @@ class Exercise:
     functions: tuple[str, ...]  # the names the exercise asks the learner to write
     module: str  # the lessons/solutions module that defines them
     check: str | None  # "grader.checks.<module>" whose run() grades it; None: coming
+    reference_seconds: float = 0.0  # the check on solutions/, one thread, idle 2-core CPU
+
+    @property
+    def time_limit(self) -> float:
+        """Seconds a check may run before the grader stops it (`--timeout` overrides)."""
+        return max(MIN_TIME_LIMIT, TIME_LIMIT_FACTOR * self.reference_seconds)
 
 
 EXERCISES = (
     Exercise("processors", 0, "logits processors: greedy, temperature, top-k, top-p",
              ("LogitsProcessor", "GreedyProcessor", "MultinomialProcessor", "TopKProcessor",
               "NucleusProcessor", "TopKNucleusProcessor", "keep_top_k", "keep_top_p"),
-             "sampling", "grader.checks.processors"),
+             "sampling", "grader.checks.processors", 0.7),
     Exercise("autoregressive_generate", 0, "the autoregressive baseline, with and without cache",
-             ("autoregressive_generate",), "autoregressive", "grader.checks.autoregressive"),
+             ("autoregressive_generate",), "autoregressive", "grader.checks.autoregressive", 6.4),
     Exercise("max_fn", 1, "the residual distribution norm(max(0, x))",
-             ("max_fn",), "residual", "grader.checks.max_fn"),
+             ("max_fn",), "residual", "grader.checks.max_fn", 0.1),
     Exercise("speculative_decoding_verify", 1, "the numpy verifier warm-up",
-             ("speculative_decoding_verify",), "verification", "grader.checks.verify_numpy"),
+             ("speculative_decoding_verify",), "verification", "grader.checks.verify_numpy", 0.7),
     Exercise("speculative_sampling", 2, "the vectorised draft verifier",
-             ("speculative_sampling",), "verification", "grader.checks.speculative_sampling"),
+             ("speculative_sampling",), "verification", "grader.checks.speculative_sampling", 1.7),
     Exercise("greedy_match", 2, "the greedy draft verifier",
-             ("greedy_match",), "verification", "grader.checks.greedy_match"),
+             ("greedy_match",), "verification", "grader.checks.greedy_match", 0.1),
     Exercise("speculative_generate", 3, "the speculative decoding loop",
-             ("speculative_generate",), "speculative", "grader.checks.speculative_generate"),
+             ("speculative_generate",), "speculative", "grader.checks.speculative_generate", 10.5),
     Exercise("kv_cache", 4, "speculative_generate with KV caches and rollback",
-             ("speculative_generate",), "speculative", "grader.checks.kv_cache"),
+             ("speculative_generate",), "speculative", "grader.checks.kv_cache", 13.6),
     Exercise("ngram", 5, "drafter-free n-gram speculation",
-             ("NGramStorage", "ngram_assisted_speculative_generate"), "ngram", "grader.checks.ngram"),
+             ("NGramStorage", "ngram_assisted_speculative_generate"), "ngram", "grader.checks.ngram", 6.1),
 )
 
 BY_ID = {exercise.id: exercise for exercise in EXERCISES}
@@ -42,5 +52,12 @@ def get(exercise_id: str) -> Exercise:
     try:
         return BY_ID[exercise_id]
     except KeyError:
-        known = ", ".join(BY_ID)
-        raise ValueError(f"unknown exercise {exercise_id!r}; expected one of: {known}") from None
+        raise ValueError(unknown_message(exercise_id)) from None
+
+
+def unknown_message(name: str) -> str:
+    """What is wrong with an unknown id, with a "did you mean" for a near miss (max-fn)."""
+    normalised = name.strip().lower().replace("-", "_").replace(" ", "_")
+    close = difflib.get_close_matches(normalised, BY_ID, n=1, cutoff=0.6)
+    guess = f" (did you mean {close[0]}?)" if close else ""
+    return f"unknown exercise {name!r}{guess}; expected one of: {', '.join(BY_ID)}"

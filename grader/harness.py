@@ -8,15 +8,17 @@ across the check at the end). Learner misbehaviour inside ``call`` (an exception
 """
 import errno
 import hashlib
+import importlib
 import random
 import time
 import traceback
+from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import torch
 
-from grader import implementation, stats
+from grader import exercises, implementation, stats
 from grader.exercises import Exercise
 from grader.verdict import ERROR, FAILED, NOT_DEFINED, NOT_STARTED, PASSED, Finding, Verdict
 
@@ -37,6 +39,12 @@ class CheckRun:
         self.findings: list[Finding] = []
         self.tests: list[tuple[Finding, float]] = []
         self.properties = 0
+        self.revisions = []  # functions that may rewrite the failing findings' hints
+
+    def revise(self, revision) -> None:
+        """Run ``revision(findings)`` on the failing findings when the verdict is made: a
+        hint that depends on which properties failed together (e.g. only T != 1 cases)."""
+        self.revisions.append(revision)
 
     # --- the learner's code -------------------------------------------------------
     def function(self, name: str):
@@ -54,9 +62,8 @@ class CheckRun:
         before = _snapshot((args, kwargs))
         try:
             result = fn(*args, **kwargs)
-        except NotImplementedError:
-            raise Stop(NOT_STARTED, f"`{name}` still raises NotImplementedError: "
-                                    f"write it, then check again.") from None
+        except NotImplementedError as exc:
+            raise self._unfinished(name, exc) from None
         except (SystemExit, KeyboardInterrupt) as exc:
             raise Stop(ERROR, f"`{name}` raised {type(exc).__name__}{where}; "
                               "an exercise must return its result, never end the program.",
@@ -82,6 +89,25 @@ class CheckRun:
                                "verify and to resample), so an exercise must not write into its "
                                "inputs: work on a copy, or use out-of-place operations.")
         return result
+
+    def _unfinished(self, name: str, exc: NotImplementedError) -> Stop:
+        """"Not started" when a function of this exercise raised NotImplementedError itself;
+        otherwise an error that names the unfinished helper and how to get past it."""
+        frame = traceback.extract_tb(exc.__traceback__)[-1]
+        raiser = _qualname(exc.__traceback__)
+        if raiser.split(".")[0] in self.exercise.functions:
+            return Stop(NOT_STARTED, f"`{name}` still raises NotImplementedError: "
+                                     "write it, then check again.")
+        helper = raiser.split(".")[0]
+        owner = next((e for e in exercises.EXERCISES if helper in e.functions), None)
+        module = owner.module if owner else Path(frame.filename).stem
+        how = f"`grader check {owner.id}`" if owner else "its docstring has the contract"
+        advice = f"Finish `{raiser}` first ({how})"
+        if hasattr(_reference_module(module), helper):
+            advice += f", or meanwhile import the reference one: `from solutions.{module} import {helper}`"
+        return Stop(ERROR, f"`{name}` calls `{raiser}` ({Path(frame.filename).name}, line "
+                           f"{frame.lineno}), which still raises NotImplementedError. {advice}.",
+                    tb=traceback.format_exc())
 
     # --- properties ----------------------------------------------------------------
     def require(self, prop: str, ok: bool, message: str, hint: str = "", table=None):
@@ -126,13 +152,16 @@ class CheckRun:
     def verdict(self) -> Verdict:
         rejected = stats.holm([p for _, p in self.tests], FAMILY_ERROR_RATE)
         findings = self.findings + [f for (f, _), r in zip(self.tests, rejected) if r]
+        for revision in self.revisions:
+            revision(findings)
         if findings:
             names = list(dict.fromkeys(f.property for f in findings))
             listed = "; ".join(names[:3]) + (f"; and {len(names) - 3} more" if len(names) > 3 else "")
             summary = f"{len(findings)} of {self.properties} properties failed: {listed}."
             return Verdict(self.exercise.id, FAILED, summary, self.seed, findings, self.properties)
-        summary = (f"all {self.properties} properties hold "
-                   f"({len(self.tests)} statistical tests at family error rate {FAMILY_ERROR_RATE:g}).")
+        tests = (f"{len(self.tests)} statistical tests at family error rate {FAMILY_ERROR_RATE:g}"
+                 if self.tests else "no statistical tests")
+        summary = f"all {self.properties} properties hold ({tests})."
         return Verdict(self.exercise.id, PASSED, summary, self.seed, [], self.properties)
 
 
@@ -198,6 +227,21 @@ def _same(before, after) -> bool:
     if isinstance(before, dict):
         return before.keys() == after.keys() and all(_same(before[k], after[k]) for k in before)
     return before == after
+
+
+def _reference_module(name: str) -> ModuleType | None:
+    try:
+        return importlib.import_module(f"solutions.{name}")
+    except ImportError:
+        return None
+
+
+def _qualname(tb) -> str:
+    """The qualified name of the function running in a traceback's innermost frame."""
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code
+    return getattr(code, "co_qualname", code.co_name)  # co_qualname: Python 3.11+
 
 
 def _learner_frame(exc: BaseException) -> str:

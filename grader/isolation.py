@@ -14,15 +14,19 @@ import tempfile
 import time
 from pathlib import Path
 
+from grader import exercises
 from grader.child import read_head
 from grader.verdict import ERROR, Verdict
 
-DEFAULT_TIMEOUT = 120.0  # seconds per check; the solutions need well under a tenth of it
 STARTUP_TIMEOUT = 60.0  # importing torch and transformers in a fresh process
 
 
-def run_isolated(exercise_ids: list[str], impl: str, seed: int, timeout: float = DEFAULT_TIMEOUT):
-    """Yield one Verdict per exercise id, in order, each from a child process."""
+def run_isolated(exercise_ids: list[str], impl: str, seed: int, timeout: float | None = None):
+    """Yield one Verdict per exercise id, in order, each from a child process.
+
+    Each check may run for ``timeout`` seconds, or by default its exercise's own limit
+    (``Exercise.time_limit``: ten times the reference's time, at least 15 s).
+    """
     pending = list(exercise_ids)
     with tempfile.TemporaryDirectory(prefix="grader-") as outdir:
         while pending:
@@ -41,13 +45,14 @@ def _one_child(exercise_ids, impl, seed, timeout, outdir):
                                start_new_session=True, env=env)
     os.close(write_fd)
     remaining = list(exercise_ids)
-    current, started = None, time.monotonic()
-    deadline = started + STARTUP_TIMEOUT
+    current, started, limit = None, time.monotonic(), STARTUP_TIMEOUT
+    deadline = started + limit
     try:
         for message in _messages(read_fd, lambda: deadline):
             if "start" in message:
                 current, started = message["start"], time.monotonic()
-                deadline = started + timeout
+                limit = timeout or exercises.get(current).time_limit
+                deadline = started + limit
             elif "verdict" in message:
                 remaining.remove(current)
                 current = None
@@ -55,7 +60,7 @@ def _one_child(exercise_ids, impl, seed, timeout, outdir):
             elif "timeout" in message:
                 name = current or remaining[0]
                 yield Verdict(name, ERROR, f"the check of {name} did not finish within "
-                              f"{timeout:.0f} s, so it was stopped. Look for a loop that never "
+                              f"{limit:.0f} s, so it was stopped. Look for a loop that never "
                               "ends (a `while` whose condition never changes, or a generation loop "
                               "that ignores max_gen_len); `--timeout` sets the limit.", seed,
                               output=read_head(outdir / f"{name}.out"),

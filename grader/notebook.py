@@ -7,8 +7,8 @@ import importlib
 import os
 from types import ModuleType
 
-from grader import exercises, progress
-from grader.isolation import DEFAULT_TIMEOUT, run_isolated
+from grader import exercises, implementation, progress
+from grader.isolation import run_isolated
 from grader.verdict import Verdict, format_html, format_text
 
 IMPL_VARIABLE = "COURSE_IMPL"  # set to "solutions" to run the notebooks on the reference
@@ -41,8 +41,9 @@ class CheckResult:
 
 
 def check(*exercise_ids: str, impl: str | None = None, seed: int = 0,
-          timeout: float = DEFAULT_TIMEOUT) -> CheckResult:
+          timeout: float | None = None) -> CheckResult:
     impl = impl or current_impl()
+    implementation.locate(impl)  # raises ImplementationNotFound, saying what was expected
     selected = [exercises.get(e) for e in exercise_ids] or [e for e in exercises.EXERCISES if e.check]
     verdicts = list(run_isolated([e.id for e in selected], impl, seed, timeout))
     progress.record(verdicts, impl, exercises.BY_ID)

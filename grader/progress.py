@@ -1,6 +1,7 @@
 """The learner's progress board: what `grader list` shows.
 
-The status comes from the last `grader check` of the same file contents, kept in a
+The status comes from the last `grader check` of the same code (the exercise's own
+functions and the module's shared code, not the other exercises of the file), kept in a
 small JSON file of the grader's own, written atomically; code not checked since it last
 changed is "not started" while one of its functions only raises NotImplementedError.
 """
@@ -12,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from grader import implementation
-from grader.exercises import Exercise
+from grader.exercises import EXERCISES, Exercise
 from grader.verdict import COMING, NOT_STARTED, PASSED, Verdict
 
 CHANGED = "changed since last check"
@@ -26,10 +27,19 @@ def state_file() -> Path:
 
 
 def _fingerprint(exercise: Exercise, impl: str) -> str | None:
+    """A hash of the code the exercise's verdict depends on: its own functions and the
+    module's shared code, not the functions of other exercises in the same file."""
     path = implementation.source_file(impl, exercise.module)
     if path is None or not path.is_file():
         return None
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    source = path.read_text(errors="replace")
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return hashlib.sha256(source.encode()).hexdigest()
+    others = {name for e in EXERCISES for name in e.functions} - set(exercise.functions)
+    kept = [ast.dump(node) for node in tree.body if getattr(node, "name", None) not in others]
+    return hashlib.sha256("\n".join(kept).encode()).hexdigest()
 
 
 def _key(exercise: Exercise, impl: str) -> str:
@@ -70,18 +80,29 @@ def status(exercise: Exercise, impl: str) -> str:
 
 def _has_stubs(exercise: Exercise, impl: str) -> bool:
     """True when a function or method of the exercise still only raises NotImplementedError."""
+    return any(_raises_not_implemented(f) for f in _functions(exercise, impl))
+
+
+def untouched(exercise: Exercise, impl: str) -> bool:
+    """True when every function and method of the exercise is still the stub."""
+    functions = _functions(exercise, impl)
+    return bool(functions) and all(_raises_not_implemented(f) for f in functions)
+
+
+def _functions(exercise: Exercise, impl: str) -> list[ast.FunctionDef]:
+    """The exercise's functions, and the methods of its classes, in the code under test."""
     path = implementation.source_file(impl, exercise.module)
     try:
         tree = ast.parse(path.read_text())
     except (OSError, SyntaxError, AttributeError):
-        return False
+        return []
     functions = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef) and node.name in exercise.functions:
             functions += [n for n in node.body if isinstance(n, ast.FunctionDef)]
         elif isinstance(node, ast.FunctionDef) and node.name in exercise.functions:
             functions.append(node)
-    return any(_raises_not_implemented(f) for f in functions)
+    return functions
 
 
 def _raises_not_implemented(function: ast.FunctionDef) -> bool:

@@ -107,5 +107,7 @@ def roll_back(cache: DynamicCache | None, length: int) -> None:
 def show_round(drafts: list[int], n: int, token: int, tokenizer=None) -> None:
     """Print one round: the accepted drafts ``drafts[:n]``, the first rejected draft (if
     ``n < len(drafts)``), then the target's token (a correction, or the bonus when every
-    draft was accepted), each in its own ANSI colour, decoded when ``tokenizer`` is given."""
+    draft was accepted), each in its own ANSI colour, decoded when ``tokenizer`` is given.
+    A round with no drafts (the text's last token, no room left to draft) prints as
+    ``[target only]`` and the token, not as ``[0/0 accepted]``."""
     raise NotImplementedError

@@ -146,11 +146,17 @@ def roll_back(cache: DynamicCache | None, length: int) -> None:
 
 
 def show_round(drafts: list[int], n: int, token: int, tokenizer=None) -> None:
-    """Print one round: accepted drafts, the first rejected draft, the target's token."""
+    """Print one round: accepted drafts, the first rejected draft, the target's token.
+
+    A round with no drafts (the text's last token) prints as ``[target only]`` and the token.
+    """
     def coloured(kind: str, token_id: int) -> str:
         text = tokenizer.decode([token_id]) if tokenizer is not None else f"{token_id} "
         return f"{COLOURS[kind]}{text}{COLOURS['end']}"
 
+    if not drafts:  # the last token of a text: no room for a draft, the target alone
+        print(f"[target only] {coloured('bonus', token)}", flush=True)
+        return
     shown = [coloured("accepted", t) for t in drafts[:n]]
     if n < len(drafts):
         shown.append(coloured("rejected", drafts[n]))

@@ -1,18 +1,27 @@
-"""The command line: exit codes, stubs reported as not started, the progress board."""
-from tests.conftest import run_grader
+"""The command line: exit codes, usage errors, closed pipes, time limits, the progress board."""
+import json
+import subprocess
+import sys
 
+import pytest
 
-def test_stubs_report_not_started():
-    result = run_grader("check", "processors", "autoregressive_generate", "--impl", "lessons")
-    assert result.returncode == 1
-    assert result.stdout.count("not started") == 2, result.stdout
-    assert "Traceback" not in result.stdout + result.stderr
+from grader import exercises, progress
+from tests.conftest import ROOT, run_grader
 
 
 def test_unknown_exercise_is_a_usage_error():
     result = run_grader("check", "no_such_exercise")
     assert result.returncode == 2
-    assert "unknown exercise no_such_exercise" in result.stderr
+    assert "unknown exercise 'no_such_exercise'" in result.stderr
+    assert "did you mean" not in result.stderr
+
+
+@pytest.mark.parametrize("typed", ["max-fn", "Max_fn"])
+def test_a_near_miss_gets_the_check_usage_and_a_suggestion(typed):
+    result = run_grader("check", typed)
+    assert result.returncode == 2
+    assert result.stderr.startswith("usage: grader check")
+    assert "did you mean max_fn?" in result.stderr
 
 
 def test_bad_timeout_is_a_usage_error():
@@ -21,20 +30,66 @@ def test_bad_timeout_is_a_usage_error():
     assert "--timeout" in result.stderr
 
 
-def test_list_shows_every_exercise_and_records_progress(tmp_path):
+@pytest.mark.parametrize("command", ["check", "list"])
+def test_missing_implementation_is_one_usage_error(command, tmp_path):
+    result = run_grader(command, "--impl", str(tmp_path / "nowhere.py"))
+    assert result.returncode == 2
+    assert result.stderr.count("no implementation file") == 1, result.stderr
+    assert result.stdout == ""
+    module = run_grader(command, "--impl", "no_such_package.lessons")
+    assert module.returncode == 2 and "no module named 'no_such_package.lessons'" in module.stderr
+
+
+def test_a_closed_pipe_ends_quietly():
+    """`grader list | head -1`: the reader leaves early; no BrokenPipeError traceback."""
+    grader = subprocess.Popen([sys.executable, "-m", "grader", "list"], cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    grader.stdout.close()  # nobody reads: every write meets a closed pipe
+    stderr = grader.stderr.read().decode()
+    assert grader.wait(timeout=60) == 0
+    assert "BrokenPipeError" not in stderr and "Traceback" not in stderr, stderr
+
+
+def test_each_check_has_its_own_time_limit():
+    for exercise in exercises.EXERCISES:
+        assert exercise.time_limit == max(15, 10 * exercise.reference_seconds)
+    assert exercises.get("max_fn").time_limit == 15
+    assert exercises.get("kv_cache").time_limit > 100
+
+
+def test_an_endless_loop_is_stopped_at_the_checks_own_limit(tmp_path):
+    path = tmp_path / "endless.py"
+    path.write_text("def max_fn(x):\n    while True:\n        pass\n")
+    result = run_grader("check", "max_fn", "--impl", str(path), "--json", timeout=120)
+    verdict = json.loads(result.stdout.strip().splitlines()[-1])["checks"][0]
+    assert verdict["status"] == "error"
+    assert "did not finish within 15 s" in verdict["summary"]
+    assert verdict["seconds"] < 20
+
+
+def test_list_shows_every_exercise_and_records_progress():
     before = run_grader("list", "--impl", "solutions")
     assert before.returncode == 0
-    for exercise in ("processors", "autoregressive_generate", "max_fn", "speculative_decoding_verify",
-                     "speculative_sampling", "greedy_match", "speculative_generate", "kv_cache",
-                     "ngram"):
-        assert exercise in before.stdout
+    for exercise in exercises.EXERCISES:
+        assert f" {exercise.id} " in before.stdout
     assert run_grader("check", "processors", "--impl", "solutions").returncode == 0
     after = run_grader("list", "--impl", "solutions")
     line = next(l for l in after.stdout.splitlines() if " processors " in l)
     assert "passed" in line
 
 
-def test_missing_implementation_file_is_reported(tmp_path):
-    result = run_grader("check", "processors", "--impl", str(tmp_path / "nowhere.py"))
-    assert result.returncode == 1
-    assert "no implementation file" in result.stdout
+def test_progress_follows_the_exercises_own_functions(tmp_path):
+    """Editing another exercise's function in the same file leaves a verdict current;
+    editing the exercise's own function, or the file's shared code, does not."""
+    path = tmp_path / "verification.py"
+    source = (ROOT / "solutions" / "verification.py").read_text()
+    path.write_text(source)
+    greedy_match = exercises.get("greedy_match")
+    assert run_grader("check", "greedy_match", "--impl", str(path)).returncode == 0
+    assert progress.status(greedy_match, str(path)) == "passed"
+    path.write_text(source + "\n\ndef speculative_sampling(*args):\n    return None\n")
+    assert progress.status(greedy_match, str(path)) == "passed"
+    path.write_text(source + "\n\ndef greedy_match(*args):\n    return None\n")
+    assert progress.status(greedy_match, str(path)) == progress.CHANGED
+    path.write_text(source + "\n\nSHARED = 1\n")
+    assert progress.status(greedy_match, str(path)) == progress.CHANGED

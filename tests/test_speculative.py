@@ -10,7 +10,7 @@ from grader import acceptance, exercises, trace
 from grader.checks.speculative_generate import NO_EOS, models
 from grader.harness import run_check
 from grader.models import SHIPPED_TARGET, load_pair
-from grader.verdict import FAILED, NOT_STARTED, format_text
+from grader.verdict import FAILED, format_text
 from solutions import sampling
 from solutions.autoregressive import autoregressive_generate
 from solutions.speculative import speculative_generate
@@ -30,10 +30,6 @@ def test_skip_sample_adjustment_is_biased_and_the_grader_says_so(tmp_path):
     assert verdict.status == FAILED, format_text(verdict)
     assert any(f.property.startswith("law") for f in verdict.findings)
 
-
-@pytest.mark.parametrize("exercise", ["speculative_generate", "kv_cache"])
-def test_stub_is_not_started(exercise):
-    assert run_check(exercises.get(exercise), "lessons", seed=0).status == NOT_STARTED
 
 
 def test_rate_law_of_one_draft_is_the_overlap():
@@ -84,8 +80,18 @@ def test_debug_prints_each_round_in_colour(capsys):
     speculative_generate([2, 3], NEAR, TARGET, Letters(), gamma=3, max_gen_len=8,
                          eos_tokens_id=NO_EOS, debug=True)
     lines = capsys.readouterr().out.splitlines()
-    assert lines and all(line.startswith("[") and "accepted]" in line for line in lines)
-    assert all("\033[" in line and set(line) & set("abcdef") for line in lines)
+    assert lines and all(line.startswith("[") and ("accepted]" in line or "target only]" in line)
+                         for line in lines)
+    assert all("\033[" in line and set(line.split("]")[1]) & set("abcdef") for line in lines)
+
+
+def test_debug_prints_a_round_without_drafts_as_the_targets_token(capsys):
+    """drafter = target, gamma 3, 6 tokens: the prefill, a round of 3 drafts and a bonus,
+    then one token left and no room to draft: the last round is the target's alone."""
+    speculative_generate([2, 3], TARGET, TARGET, gamma=3, max_gen_len=6, eos_tokens_id=NO_EOS,
+                         debug=True)
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split("]")[0] + "]" for line in lines] == ["[3/3 accepted]", "[target only]"]
 
 
 class Uncounted:

@@ -1,5 +1,6 @@
 """Check `autoregressive_generate`: greedy output against the reference loop, end tokens,
 ``max_gen_len``, what the cache is fed, and the exact law of sampled sequences."""
+from itertools import zip_longest
 from pathlib import Path
 
 from grader import laws, stats, tiny
@@ -22,14 +23,14 @@ LAW_CASES = [  # (processor, prompt, use_cache); the tiny models' eos (1) ends s
 def run(check: CheckRun) -> None:
     generate = check.function("autoregressive_generate")
     models = {"tiny Llama": tiny.tiny_llama(seed=11), "tiny GPT-2": tiny.tiny_gpt2(seed=12)}
+    for use_cache in (False, True):  # first: a wrong feed explains the wrong outputs below
+        check_forwards(check, generate, models["tiny GPT-2"], use_cache)
     for model_name, model in models.items():
         for prompt in ([0], [2, 3, 4]):
             for use_cache in (False, True):
                 check_greedy(check, generate, model, f"{model_name}, prompt {prompt}, "
                              f"use_cache={use_cache}", prompt, use_cache)
     check_end_tokens(check, generate, models["tiny Llama"])
-    for use_cache in (False, True):
-        check_forwards(check, generate, models["tiny GPT-2"], use_cache)
     check_shipped_pair(check, generate)
     for case in LAW_CASES:
         check_law(check, generate, models["tiny Llama"], *case)
@@ -90,8 +91,12 @@ def check_forwards(check, generate, model, use_cache):
     else:
         expected = [(len(prompt) + k, 0) for k in range(5)]
         hint = "without the cache, every forward takes the whole sequence so far"
+    table = [["forward", "tokens fed", "cached", "expected fed", "expected cached"]]
+    rows = zip_longest(fed, expected, fillvalue=("-", "-"))  # "-": no such forward
+    table += [[str(i), *map(str, yours), *map(str, wanted)] for i, (yours, wanted) in enumerate(rows, 1)]
     check.require(f"forwards with use_cache={use_cache}", fed == expected,
-                  f"(tokens fed, tokens cached) per forward were {fed}; expected {expected}", hint)
+                  f"the model was fed other tokens than expected, forward by forward (prompt of "
+                  f"{len(prompt)}, 5 new tokens)", hint, table)
 
 
 def check_shipped_pair(check, generate):

@@ -63,6 +63,7 @@ def run(check: CheckRun) -> None:
 
 def run_loop_checks(check: CheckRun, generate, target, drafters: dict, use_cache: bool) -> None:
     """Every property of the loop, with or without the cache."""
+    check.revise(same_processor_hint)
     for name, drafter in drafters.items():
         for prompt, gamma in (([0], 1), ([2, 3, 4], 2), ([5, 1], 4)):
             check_greedy(check, generate, target, drafter, f"{name} drafter", prompt, gamma, use_cache)
@@ -75,6 +76,23 @@ def run_loop_checks(check: CheckRun, generate, target, drafters: dict, use_cache
     check_acceptance(check, generate, target, drafters, ACCEPTANCE_CASE, use_cache)
     for case in LAW_CASES:
         check_law(check, generate, target, drafters, case, use_cache)
+
+
+T1 = repr(sampling.MultinomialProcessor(temperature=1.0))
+PROCESSOR_HINT = ("only settings whose logits_processor is not plain sampling at T = 1 fail, "
+                  "which usually means q is not the processed distribution: turn the drafter's "
+                  "logits into q with the same logits_processor as p (temperature, top-k, top-p "
+                  "applied), sample the draft from that q and verify against that same q, not "
+                  "softmax(logits). If yours already does, ")
+
+
+def same_processor_hint(findings) -> None:
+    """When the law tests fail only away from T = 1, the usual cause is q computed apart
+    from p's processor: say so instead of the generic hint."""
+    laws_failed = [f for f in findings if f.property.startswith(("law", "acceptance rate ("))]
+    if laws_failed and not any(T1 in f.property for f in laws_failed):
+        for finding in laws_failed:
+            finding.hint = PROCESSOR_HINT + finding.hint
 
 
 def models():

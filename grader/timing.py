@@ -1,0 +1,80 @@
+"""The conditions a timing was made under: threads chosen on purpose, other work measured.
+
+Tiny models on a CPU run fastest on one thread (threads cost more in synchronisation than
+they give), and a timing means little when other processes compete for the cores: on a
+2-core machine with one busy process, two-thread timings of the course's pair swung from
+0.45x to 6.5x. So every timed command sets its thread count and reports, beside its
+numbers, how much CPU other processes used while it timed.
+"""
+import os
+import time
+from pathlib import Path
+
+DEFAULT_THREADS = 1
+COMPETING_CORES = 0.5  # other work using this much of a core on average distorts a timing
+
+
+def set_threads(threads: int) -> int:
+    """Use ``threads`` intra-op threads in torch; returns the count now in force."""
+    import torch
+
+    if threads < 1:
+        raise ValueError(f"--threads must be at least 1, got {threads}")
+    torch.set_num_threads(threads)
+    return torch.get_num_threads()
+
+
+class LoadMeter:
+    """``with LoadMeter() as load:`` measures the CPU other processes use during the block.
+
+    Other work = the machine's busy CPU time (``/proc/stat``) minus this process's own
+    (``time.process_time``), in cores on average; where ``/proc/stat`` is missing (macOS)
+    only the 1-minute load averages before and after are known.
+    """
+
+    def __enter__(self) -> "LoadMeter":
+        self.loadavg_before = os.getloadavg()[0]
+        self.start = time.monotonic(), _machine_busy_seconds(), time.process_time()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        wall, busy, own = self.start
+        self.seconds = time.monotonic() - wall
+        after = _machine_busy_seconds()
+        self.other_cores = (None if after is None or busy is None else
+                            max(0.0, (after - busy - (time.process_time() - own)) / self.seconds))
+        self.loadavg_after = os.getloadavg()[0]
+
+    @property
+    def competed(self) -> bool:
+        """True when other work used a noticeable share of the CPU during the timing."""
+        if self.other_cores is not None:
+            return self.other_cores >= COMPETING_CORES
+        return self.loadavg_before >= COMPETING_CORES  # before our own work raised it
+
+    def report(self) -> dict:
+        return {"cores": os.cpu_count(), "other_cores": self.other_cores,
+                "loadavg_before": self.loadavg_before, "loadavg_after": self.loadavg_after,
+                "competed": self.competed}
+
+    def describe(self) -> str:
+        """One line for beside the numbers; a warning when other work competed."""
+        other = (f"other work used {self.other_cores:.2f} of {os.cpu_count()} cores"
+                 if self.other_cores is not None else f"{os.cpu_count()} cores")
+        line = (f"machine load while timing: {other}; 1-min load average "
+                f"{self.loadavg_before:.2f} before, {self.loadavg_after:.2f} after")
+        if self.competed:
+            line += ("\nWARNING: other processes competed for the CPU while this was timed; "
+                     "the times and speedups above are not a clean measurement. Rerun on an "
+                     "idle machine.")
+        return line
+
+
+def _machine_busy_seconds() -> float | None:
+    """CPU seconds all processes have spent busy since boot (Linux), or None."""
+    try:
+        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()
+    except OSError:
+        return None
+    user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, fields[1:9])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")

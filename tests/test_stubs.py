@@ -1,0 +1,52 @@
+"""The stubs as the course ships them: every exercise reports "not started", and a stub
+that a learner's function calls is named as the culprit. The stubs come from git's HEAD
+(tests/conftest.py), so a learner's progress in lessons/ never turns these tests red."""
+import pytest
+
+from grader import exercises, progress
+from grader.harness import run_check
+from grader.verdict import ERROR, NOT_STARTED, format_text
+from tests.conftest import PRISTINE, run_grader
+
+READY = [e for e in exercises.EXERCISES if e.check is not None]
+
+
+def require_stubs(exercise) -> None:
+    if not progress._has_stubs(exercise, PRISTINE):
+        pytest.skip(f"lessons/{exercise.module}.py at HEAD holds written code, not the stubs")
+
+
+@pytest.mark.parametrize("exercise", READY, ids=lambda e: e.id)
+def test_shipped_stub_is_not_started(exercise, pristine_lessons):
+    require_stubs(exercise)
+    verdict = run_check(exercise, PRISTINE, seed=0)
+    assert verdict.status == NOT_STARTED, format_text(verdict, verbose=True)
+
+
+def test_cli_reports_stubs_as_not_started(pristine_lessons):
+    for exercise in ("processors", "autoregressive_generate"):
+        require_stubs(exercises.get(exercise))
+    result = run_grader("check", "processors", "autoregressive_generate", "--impl", PRISTINE,
+                        env={"PYTHONPATH": str(pristine_lessons)})
+    assert result.returncode == 1
+    assert result.stdout.count("not started") == 2, result.stdout
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_a_stub_called_by_a_written_function_is_named(tmp_path, pristine_lessons):
+    """speculative_sampling written, the max_fn it calls still a stub: an error that names
+    max_fn, where it raised and what to do, never "speculative_sampling not started"."""
+    require_stubs(exercises.get("max_fn"))
+    path = tmp_path / "verifier.py"
+    path.write_text(f"from {PRISTINE}.residual import max_fn\n"
+                    "from solutions.verification import speculative_sampling as reference\n\n\n"
+                    "def speculative_sampling(target_dists, proposal_dists, candidate_tokens, "
+                    "generator=None):\n"
+                    "    max_fn(target_dists)\n"
+                    "    return reference(target_dists, proposal_dists, candidate_tokens, generator)\n")
+    verdict = run_check(exercises.get("speculative_sampling"), str(path), seed=0)
+    assert verdict.status == ERROR, format_text(verdict)
+    for words in ("`max_fn`", "residual.py, line", "`grader check max_fn`",
+                  "from solutions.residual import max_fn"):
+        assert words in verdict.summary, verdict.summary
+    assert "max_fn(target_dists)" in verdict.traceback  # `-v` shows where it was called

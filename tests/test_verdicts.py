@@ -1,0 +1,60 @@
+"""How verdicts read: the finding that explains the others first, distinct rows once,
+hints that follow from which properties failed together, honest counts."""
+from pathlib import Path
+
+from grader import exercises, mutants
+from grader.harness import run_check
+from grader.verdict import FAILED, format_text
+
+MUTANTS = Path(__file__).parent / "mutants"
+
+
+def verdict_of(mutant_name: str, tmp_path):
+    mutant = mutants.load(MUTANTS / f"{mutant_name}.py")
+    return run_check(exercises.get(mutant.exercise), str(mutants.build(mutant, tmp_path)), seed=0)
+
+
+def test_a_check_without_statistical_tests_says_so():
+    verdict = run_check(exercises.get("max_fn"), "solutions", seed=0)
+    assert verdict.passed and "(no statistical tests)" in verdict.summary, verdict.summary
+
+
+def test_greedy_match_tables_show_each_wrong_round_once_with_a_count(tmp_path):
+    verdict = verdict_of("greedy_returns_draft", tmp_path)
+    assert verdict.status == FAILED
+    for finding in verdict.findings:
+        header, *rows = finding.table
+        assert header[-1] == "rounds"
+        assert len({tuple(r[:-1]) for r in rows}) == len(rows), finding.table
+        counts = [int(r[-1]) for r in rows]
+        assert counts == sorted(counts, reverse=True)
+
+
+def test_the_cache_feed_table_comes_before_the_outputs_it_explains(tmp_path):
+    """The cache fed the whole prefix on top of what it holds: wrong greedy outputs too."""
+    path = tmp_path / "refeed.py"
+    source = (Path(__file__).parent.parent / "solutions" / "autoregressive.py").read_text()
+    path.write_text(source.replace("        seen = cache.get_seq_length() if use_cache else 0\n",
+                                   "        seen = 0\n"))
+    verdict = run_check(exercises.get("autoregressive_generate"), str(path), seed=0)
+    assert verdict.status == FAILED
+    properties = [f.property for f in verdict.findings]
+    assert any(p.startswith("greedy output") for p in properties), properties
+    assert properties[0] == "forwards with use_cache=True", properties
+    assert verdict.findings[0].table[0][:3] == ["forward", "tokens fed", "cached"]
+    assert "forwards with use_cache=True" in format_text(verdict).splitlines()[2]
+
+
+def test_q_from_another_processor_gets_the_processor_hint(tmp_path):
+    """Only the T != 1 settings fail when q is softmax(logits): the hint names the cause."""
+    verdict = verdict_of("spec_q_not_processed", tmp_path)
+    laws = [f for f in verdict.findings if f.property.startswith(("law", "acceptance rate ("))]
+    assert laws and all("MultinomialProcessor(temperature=1.0)" not in f.property for f in laws)
+    assert all("same logits_processor as p" in f.hint for f in laws)
+
+
+def test_a_bug_that_fails_at_t1_too_keeps_the_generic_hint(tmp_path):
+    verdict = verdict_of("spec_target_rows_shifted", tmp_path)
+    laws = [f for f in verdict.findings if f.property.startswith("law")]
+    assert any("MultinomialProcessor(temperature=1.0)" in f.property for f in laws)
+    assert not any("same logits_processor as p" in f.hint for f in laws)
