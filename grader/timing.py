@@ -78,3 +78,21 @@ def _machine_busy_seconds() -> float | None:
         return None
     user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, fields[1:9])
     return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+class native_stderr_silenced:
+    """``with native_stderr_silenced():`` drops what C++ code writes to file descriptor 2,
+    such as the profiler's ``USDT: profiler_start`` lines, which Python cannot filter."""
+
+    def __enter__(self):
+        import sys
+
+        sys.stderr.flush()
+        self.saved = os.dup(2)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+        os.close(devnull)
+
+    def __exit__(self, *exc):
+        os.dup2(self.saved, 2)
+        os.close(self.saved)

@@ -1,6 +1,9 @@
 """`grader bench` and `grader demo` run, and their numbers are consistent (speed itself is
 measured by the benchmark, never asserted here)."""
 import json
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -55,6 +58,9 @@ def test_bench_runs_and_reports_consistent_numbers(tmp_path):
     assert parts["target_calls"] > report["prompts"] and parts["drafter_calls"] > 0  # a prefill and rounds each
     assert report["verification_step_ratio"] > 0 and report["target_step_ms"] > 0
     assert plot.stat().st_size > 1000
+    assert report["torch_threads"] == 1  # the default: one thread, chosen on purpose
+    assert set(report["load"]) >= {"cores", "other_cores", "loadavg_before", "loadavg_after", "competed"}
+    assert "(1 torch threads)" in result.stdout and "machine load while timing" in result.stdout
 
 
 def test_demo_runs_on_the_shipped_pair():
@@ -63,3 +69,22 @@ def test_demo_runs_on_the_shipped_pair():
     assert result.returncode == 0, result.stderr[-3000:]
     assert "greedy output identical to the target's alone: yes" in result.stdout
     assert "acceptance rate" in result.stdout and "tokens/s" in result.stdout
+
+
+def test_demo_under_load_is_quick_and_says_other_work_competed():
+    """One busy process on the machine: the demo still takes one thread, finishes within a
+    minute, and prints the warning beside its numbers."""
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        start = time.monotonic()
+        result = run_grader("demo", "--max-gen-len", "48", "--repeats", "3",
+                            env={"HF_HUB_OFFLINE": "1"}, timeout=300)
+        elapsed = time.monotonic() - start
+    finally:
+        busy.kill()
+        busy.wait()
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert elapsed < 60, f"{elapsed:.0f} s"
+    assert "median of 3 interleaved runs each, range" in result.stdout
+    assert "1 thread, " in result.stdout
+    assert "WARNING: other processes competed for the CPU" in result.stdout

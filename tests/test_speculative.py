@@ -9,6 +9,7 @@ import torch
 from grader import acceptance, exercises, trace
 from grader.checks.speculative_generate import NO_EOS, models
 from grader.harness import run_check
+from grader.host_syncs import HostSyncCounter
 from grader.models import SHIPPED_TARGET, load_pair
 from grader.verdict import FAILED, format_text
 from solutions import sampling
@@ -94,44 +95,16 @@ def test_debug_prints_a_round_without_drafts_as_the_targets_token(capsys):
     assert [line.split("]")[0] + "]" for line in lines] == ["[3/3 accepted]", "[target only]"]
 
 
-class Uncounted:
-    """A model whose forwards are left out of the count: what it does inside is its own."""
-
-    def __init__(self, model, counter: dict):
-        self.model, self.counter, self.forwards = model, counter, 0
-
-    def __call__(self, *args, **kwargs):
-        self.forwards += 1
-        self.counter["inside"] += 1
-        try:
-            return self.model(*args, **kwargs)
-        finally:
-            self.counter["inside"] -= 1
-
-    def __getattr__(self, name):
-        return getattr(self.model, name)
-
-
-def test_host_syncs_outside_the_models_are_one_per_round(monkeypatch):
+def test_host_syncs_outside_the_models_are_one_per_round():
     """Counted on the CPU through the Python calls that read a tensor on the host (on a
     GPU each one waits for the device)."""
-    counter = {"syncs": 0, "inside": 0}
-
-    def counting(original):
-        def method(self, *args, **kwargs):
-            counter["syncs"] += counter["inside"] == 0
-            return original(self, *args, **kwargs)
-        return method
-
-    drafter, target = Uncounted(NEAR, counter), Uncounted(TARGET, counter)
-    for name in ("item", "tolist", "__bool__", "__int__", "__float__", "cpu", "numpy"):
-        monkeypatch.setattr(torch.Tensor, name, counting(getattr(torch.Tensor, name)))
-    speculative_generate([2, 3], drafter, target, gamma=3, max_gen_len=20, logits_processor=T1,
-                         eos_tokens_id=NO_EOS, use_cache=True)
-    monkeypatch.undo()
+    with HostSyncCounter() as syncs:
+        target = syncs.uncounted(TARGET)
+        speculative_generate([2, 3], syncs.uncounted(NEAR), target, gamma=3, max_gen_len=20,
+                             logits_processor=T1, eos_tokens_id=NO_EOS, use_cache=True)
     rounds = target.forwards - 1  # the prefill is not a round
     assert rounds >= 5
-    assert counter["syncs"] <= rounds + 2, (counter["syncs"], rounds)  # + the prefill, the ids
+    assert syncs.count <= rounds + 2, (syncs.count, rounds)  # + the prefill, the ids
 
 
 @pytest.mark.skipif(not (Path(SHIPPED_TARGET) / "config.json").is_file(), reason="no shipped pair")

@@ -1,0 +1,53 @@
+"""The notebooks as learners open them: clean stored outputs, prose that follows from the
+numbers printed above it, and the extra that brings Jupyter."""
+import json
+import re
+import tomllib
+
+import pytest
+
+from tests.conftest import ROOT
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+NOISE = {"an object's address": r" at 0x[0-9a-f]+>", "profiler log lines": r"USDT:|STAGE:",
+         "a tqdm warning": r"TqdmWarning|IProgress not found"}
+
+
+def outputs(path) -> list[str]:
+    """The text of every stored output of a notebook (streams, results, errors)."""
+    texts = []
+    for cell in json.loads(path.read_text())["cells"]:
+        for out in cell.get("outputs", []):
+            texts.append("".join(out.get("text", "")) + "".join(out.get("data", {}).get("text/plain", ""))
+                         + "".join(out.get("traceback", [])))
+    return texts
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_stored_outputs_are_clean(path):
+    for what, pattern in NOISE.items():
+        found = [t for t in outputs(path) if re.search(pattern, t)]
+        assert not found, f"{path.name} shows {what}: {found[0][:200]}"
+
+
+def test_notebook_05_conclusion_follows_from_its_numbers():
+    """The sentence on where the pair's c falls is printed from the crossings and c the
+    notebook computed, so it agrees with them whatever the machine measured."""
+    text = "\n".join(outputs(ROOT / "notebooks" / "05_ngram.ipynb"))
+    c = float(re.search(r"a drafter forward costs c = ([\d.]+)", text).group(1))
+    for name in ("greedy", "T = 1"):
+        crossings = [float(x) for x in re.findall(rf"^{re.escape(name)} +\S.*cheaper for c > ([\d.]+)",
+                                                   text, re.M)]
+        sentence = re.search(rf"^{re.escape(name)}: the crossing \(c = ([\d.]+) to ([\d.]+)\) lies (\w+)",
+                             text, re.M)
+        assert len(crossings) == 2 and sentence, text[-1500:]
+        low, high, side = float(sentence[1]), float(sentence[2]), sentence[3]
+        assert (low, high) == (min(crossings), max(crossings))
+        assert side == ("below" if high < c else "above" if low > c else "on")
+
+
+def test_the_notebooks_extra_brings_jupyter_and_the_readme_says_how_to_open_them():
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    names = {re.match(r"[\w-]+", requirement)[0] for requirement in extras["notebooks"]}
+    assert {"jupyterlab", "nbconvert", "ipywidgets", "ipykernel"} <= names
+    assert "pip install -e '.[notebooks]' && jupyter lab notebooks/" in (ROOT / "README.md").read_text()
