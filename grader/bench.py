@@ -17,6 +17,7 @@ from tqdm import tqdm
 from transformers import DynamicCache
 from transformers.utils import logging as transformers_logging
 
+from grader import roofline
 from grader.recording import RecordingModel
 
 NO_EOS = -1  # generation runs to max_gen_len, so every method emits the same count
@@ -32,6 +33,10 @@ class Setup:
     autoregressive_generate: object
     speculative_generate: object
     device: str
+    fast_generate: object = None  # lesson 7's fast_speculative_generate: timed too when given
+    fast_autoregressive_generate: object = None
+    compile: bool = True  # the fast loop's steps compiled (False: the same loop, eager)
+    fast_gamma: int | None = None  # the fast loop's γ; None: the eager sweep's best
 
 
 @dataclass
@@ -65,7 +70,22 @@ def methods(setup: Setup, gamma: int, hf: bool) -> dict:
     if hf:
         found[f"HF assisted γ={gamma}"] = hf_assisted(setup, gamma, constant=True)
         found["HF assisted (its defaults)"] = hf_assisted(setup, gamma, constant=False)
+    if setup.fast_generate is not None:
+        found.update(fast_methods(setup, setup.fast_gamma or gamma))
     return found
+
+
+def fast_methods(setup: Setup, gamma: int) -> dict:
+    """Lesson 7's loops: a static cache per model and compiled steps."""
+    n, proc, compile = setup.new_tokens, setup.processor, setup.compile
+    return {
+        "fast autoregressive": lambda prompt: setup.fast_autoregressive_generate(
+            prompt, setup.target, max_gen_len=n, logits_processor=proc, eos_tokens_id=NO_EOS,
+            compile=compile),
+        f"fast speculative γ={gamma}": lambda prompt: setup.fast_generate(
+            prompt, setup.drafter, setup.target, gamma=gamma, logits_processor=proc,
+            max_gen_len=n, eos_tokens_id=NO_EOS, compile=compile)[0],
+    }
 
 
 def speculative(setup: Setup, gamma: int, recorder: RecordingModel | None = None):
@@ -244,13 +264,14 @@ def step_ms(model, prompt: list[int], device: str, repeats: int = 30) -> float:
 
 def run_bench(setup: Setup, gammas: list[int], repeats: int, sweep_repeats: int, hf: bool) -> dict:
     """The sweep over ``gammas`` picks the best γ; then all methods are compared at it."""
-    total = len(gammas) * sweep_repeats + repeats * (4 if hf else 2)
-    for run in methods(setup, gammas[0], hf).values():  # warm-up: first calls allocate
-        run(setup.prompts[0])
-    with tqdm(total=total, desc="bench", unit="run", leave=False) as progress:
+    with tqdm(total=len(gammas) * sweep_repeats, desc="bench", unit="run", leave=False) as progress:
+        speculative(setup, gammas[0])(setup.prompts[0])  # warm-up: first calls allocate
         sweep = {gamma: sweep_point(setup, gamma, sweep_repeats, progress) for gamma in gammas}
-        gamma = min(sweep, key=lambda g: sweep[g]["seconds"])
-        runs = methods(setup, gamma, hf)
+    gamma = min(sweep, key=lambda g: sweep[g]["seconds"])
+    runs = methods(setup, gamma, hf)
+    # the first call of each method warms it up; a fast loop's first call also compiles
+    first_call = {m: timed(lambda: run(setup.prompts[0]), setup.device) for m, run in runs.items()}
+    with tqdm(total=repeats * len(runs), desc="bench", unit="run", leave=False) as progress:
         timings = time_methods(setup, runs, repeats, progress)
     breakdown, texts = time_breakdown(setup, gamma)
     alphas = alpha_along(setup, texts)
@@ -269,6 +290,8 @@ def run_bench(setup: Setup, gammas: list[int], repeats: int, sweep_repeats: int,
         row["speedup_vs_autoregressive"] = ar / row["seconds"]  # sweep and comparison share a run
     ours = timings.median(f"speculative γ={gamma}")
     hf_best = min((timings.median(m) for m in runs if m.startswith("HF")), default=None)
+    fast = (fast_report(setup, timings, first_call, setup.fast_gamma or gamma, ar, hf_best)
+            if setup.fast_generate else None)
     return {
         "speedup_vs_autoregressive": ar / ours,
         "speedup_vs_hf_assisted": hf_best / ours if hf_best else None,
@@ -287,4 +310,28 @@ def run_bench(setup: Setup, gammas: list[int], repeats: int, sweep_repeats: int,
         "seconds": {m: timings.median(m) for m in runs},
         "tokens_per_second": {m: len(setup.prompts) * setup.new_tokens / timings.median(m) for m in runs},
         "sweep": sweep,
+        "fast": fast,
+    }
+
+
+def fast_report(setup: Setup, timings: Timings, first_call: dict, gamma: int, ar: float,
+                hf_best: float | None) -> dict:
+    """Lesson 7's loops against the rest of the same run, and its decode step against the
+    floor the memory bandwidth sets. Compile time is the fast methods' first calls less a
+    timed call, per prompt: it never counts in tokens/s."""
+    spec, base = f"fast speculative γ={gamma}", "fast autoregressive"
+    per_prompt = {m: timings.median(m) / len(setup.prompts) for m in (spec, base)}
+    step = 1000 * timings.median(base) / (len(setup.prompts) * setup.new_tokens)
+    context = statistics.mean(len(p) for p in setup.prompts) + setup.new_tokens / 2
+    bandwidth = roofline.memory_bandwidth(setup.device)
+    return {
+        "gamma": gamma,
+        "compiled": setup.compile,
+        "speedup_vs_autoregressive": ar / timings.median(spec),
+        "speedup_vs_fast_autoregressive": timings.median(base) / timings.median(spec),
+        "speedup_vs_hf_assisted": hf_best / timings.median(spec) if hf_best else None,
+        "compile_seconds": sum(max(0.0, first_call[m] - per_prompt[m]) for m in (spec, base)),
+        "target_step_ms": step,  # one token of the fast baseline: the compiled step and its sampling
+        "floor_step_ms": roofline.floor_step_ms(setup.target, int(context), bandwidth),
+        "memory_bandwidth_gb_s": bandwidth / 1e9,
     }

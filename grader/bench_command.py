@@ -3,7 +3,7 @@ import json
 
 import torch
 
-from grader import bench, implementation, synthetic
+from grader import bench, bench_trees, implementation, synthetic
 from grader.corpus import held_out_prompts
 from grader.models import SHIPPED_DRAFTER, SHIPPED_TARGET, default_device, load_model
 from grader.timing import LoadMeter, set_threads
@@ -42,6 +42,12 @@ def build_setup(args):
     setup = bench.Setup(target, drafter, held_out_prompts(tokenizer, args.prompts), args.new_tokens,
                         processor, implementation.load(args.impl, "autoregressive").autoregressive_generate,
                         implementation.load(args.impl, "speculative").speculative_generate, device)
+    if not args.no_fast:
+        fast = implementation.load(args.impl, "fast")
+        setup.fast_generate = fast.fast_speculative_generate
+        setup.fast_autoregressive_generate = fast.fast_autoregressive_generate
+        setup.compile = not args.no_compile
+        setup.fast_gamma = args.fast_gamma
     return setup, names
 
 
@@ -52,12 +58,17 @@ def run(args) -> int:
     repeats, sweep_repeats = (2, 1) if args.quick else (args.repeats, 2)
     with LoadMeter() as load:
         result = bench.run_bench(setup, parse_gammas(args.gammas), repeats, sweep_repeats, not args.no_hf)
+        if args.trees:
+            trees = implementation.load(args.impl, "trees").tree_speculative_generate
+            result["trees"] = bench_trees.run_trees(setup, trees, repeats)
     result.update(device=str(setup.device), processor=repr(setup.processor), target=target_name,
                   drafter=drafter_name, prompts=len(setup.prompts), new_tokens=setup.new_tokens,
                   torch_threads=threads, load=load.report())
     if torch.cuda.is_available() and str(setup.device).startswith("cuda"):
         result["device_name"] = torch.cuda.get_device_name()
     print_report(result)
+    if args.trees:
+        bench_trees.print_trees(result["trees"])
     print(load.describe())
     plot_sweep(result, args.plot)
     print(f"γ sweep plot: {args.plot}")
@@ -93,6 +104,21 @@ def print_report(result: dict) -> None:
     hf = result["speedup_vs_hf_assisted"]
     print(f"\nspeculative γ={result['gamma']}: {result['speedup_vs_autoregressive']:.2f}x autoregressive"
           + (f", {hf:.2f}x HF assisted generation (its faster setting)" if hf else ""))
+    if result["fast"]:
+        print_fast(result["fast"])
+
+
+def print_fast(fast: dict) -> None:
+    how = "compiled" if fast["compiled"] else "eager (--no-compile)"
+    hf = fast["speedup_vs_hf_assisted"]
+    print(f"fast speculative γ={fast['gamma']} (lesson 7, static caches, {how} steps): "
+          f"{fast['speedup_vs_autoregressive']:.2f}x autoregressive, "
+          f"{fast['speedup_vs_fast_autoregressive']:.2f}x the fast baseline"
+          + (f", {hf:.2f}x HF assisted generation" if hf else "")
+          + f"; compiling took {fast['compile_seconds']:.1f} s (not in tokens/s)")
+    print(f"fast decode step {fast['target_step_ms']:.2f} ms (sampling included) against a floor of "
+          f"{fast['floor_step_ms']:.2f} ms (weights and KV read once at the measured "
+          f"{fast['memory_bandwidth_gb_s']:.1f} GB/s): {fast['target_step_ms'] / fast['floor_step_ms']:.1f}x")
 
 
 def plot_sweep(result: dict, path: str) -> None:

@@ -62,6 +62,15 @@ def add_bench_arguments(parser) -> None:
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (a few minutes on a CPU)")
     parser.add_argument("--sampling", action="store_true", help="sample at T = 1 instead of greedy")
     parser.add_argument("--no-hf", action="store_true", help="skip HF assisted generation")
+    parser.add_argument("--no-fast", action="store_true",
+                        help="skip lesson 7's fast loops (static caches, compiled steps)")
+    parser.add_argument("--no-compile", action="store_true",
+                        help="run lesson 7's fast loops eagerly (no compile time)")
+    parser.add_argument("--fast-gamma", type=int, default=None,
+                        help="γ of the fast speculative loop (default: the eager sweep's best; "
+                             "each γ compiles its own verification step)")
+    parser.add_argument("--trees", action="store_true",
+                        help="also time lesson 9's token trees against chains of as many drafts")
     parser.add_argument("--impl", default="solutions", help="whose generate functions to time")
     parser.add_argument("--plot", default="bench_gamma_sweep.png", help="where the γ-sweep plot goes")
     parser.add_argument("--json", action="store_true", help="print one JSON object as the last line")

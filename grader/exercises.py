@@ -14,7 +14,8 @@ class Exercise:
     functions: tuple[str, ...]  # the names the exercise asks the learner to write
     module: str  # the lessons/solutions module that defines them
     check: str | None  # "grader.checks.<module>" whose run() grades it; None: coming
-    reference_seconds: float = 0.0  # the check on solutions/, one thread, idle 2-core CPU
+    reference_seconds: float = 0.0  # the check on solutions/, one thread, idle 2-core CPU,
+    # compiled artefacts cached (static_cache compiles the shipped pair: ~75 s the first time)
 
     @property
     def time_limit(self) -> float:
@@ -43,6 +44,15 @@ EXERCISES = (
              ("speculative_generate",), "speculative", "grader.checks.kv_cache", 13.6),
     Exercise("ngram", 5, "drafter-free n-gram speculation",
              ("NGramStorage", "ngram_assisted_speculative_generate"), "ngram", "grader.checks.ngram", 6.1),
+    Exercise("static_cache", 7, "the fast loop: a static cache rolled back by position, compiled steps",
+             ("fast_speculative_generate", "fast_autoregressive_generate"), "fast",
+             "grader.checks.static_cache", 35.0),
+    Exercise("multi_draft", 9, "several i.i.d. drafts of one position, verified exactly",
+             ("multi_draft_sampling",), "trees", "grader.checks.multi_draft", 1.2),
+    Exercise("tree_attention", 9, "the tree attention mask and the nodes' depths",
+             ("tree_layout",), "trees", "grader.checks.tree_attention", 0.1),
+    Exercise("tree_generate", 9, "speculative decoding with a token tree per round",
+             ("tree_speculative_generate",), "trees", "grader.checks.tree_generate", 6.4),
 )
 
 BY_ID = {exercise.id: exercise for exercise in EXERCISES}

@@ -28,9 +28,11 @@ FAMILY_ERROR_RATE = 1e-3  # a correct implementation fails a check with at most 
 class Stop(Exception):
     """Ends a check early with a verdict (the learner's code cannot go on being tested)."""
 
-    def __init__(self, status: str, summary: str, finding: Finding | None = None, tb: str = ""):
+    def __init__(self, status: str, summary: str, finding: Finding | None = None, tb: str = "",
+                 findings: list[Finding] | None = None):
         super().__init__(summary)
-        self.status, self.summary, self.finding, self.tb = status, summary, finding, tb
+        self.status, self.summary, self.tb = status, summary, tb
+        self.findings = findings if findings is not None else [finding] if finding else []
 
 
 class CheckRun:
@@ -122,6 +124,13 @@ class CheckRun:
         raise Stop(FAILED, f"{prop} failed, and the properties after it depend on it.",
                    Finding(prop, message, hint, table))
 
+    def stop_if_failed(self, skipped: str) -> None:
+        """End the check now if a deterministic property failed: what it would run next
+        (``skipped``) could only measure the same bug again, and slowly."""
+        if self.findings:
+            raise Stop(FAILED, f"{self._failed(self.findings)} The {skipped} were not run: "
+                               "they rest on these.", findings=list(self.findings))
+
     def test(self, prop: str, result: "stats.TestResult", hint: str = ""):
         """A statistical property. Impossible outcomes fail at once; p-values are
         Holm-corrected across the check when it ends."""
@@ -132,6 +141,11 @@ class CheckRun:
             self.findings.append(finding)
         else:
             self.tests.append((finding, result.p_value))
+
+    def _failed(self, findings: list[Finding]) -> str:
+        names = list(dict.fromkeys(f.property for f in findings))
+        listed = "; ".join(names[:3]) + (f"; and {len(names) - 3} more" if len(names) > 3 else "")
+        return f"{len(findings)} of {self.properties} properties failed: {listed}."
 
     # --- randomness ----------------------------------------------------------------
     def generator(self, *key) -> torch.Generator:
@@ -155,10 +169,8 @@ class CheckRun:
         for revision in self.revisions:
             revision(findings)
         if findings:
-            names = list(dict.fromkeys(f.property for f in findings))
-            listed = "; ".join(names[:3]) + (f"; and {len(names) - 3} more" if len(names) > 3 else "")
-            summary = f"{len(findings)} of {self.properties} properties failed: {listed}."
-            return Verdict(self.exercise.id, FAILED, summary, self.seed, findings, self.properties)
+            return Verdict(self.exercise.id, FAILED, self._failed(findings), self.seed, findings,
+                           self.properties)
         tests = (f"{len(self.tests)} statistical tests at family error rate {FAMILY_ERROR_RATE:g}"
                  if self.tests else "no statistical tests")
         summary = f"all {self.properties} properties hold ({tests})."
@@ -188,8 +200,7 @@ def run_check(exercise: Exercise, impl: str, seed: int) -> Verdict:
             check_module.run(check)
             verdict = check.verdict()
         except Stop as stop:
-            findings = [stop.finding] if stop.finding else []
-            verdict = Verdict(exercise.id, stop.status, stop.summary, seed, findings,
+            verdict = Verdict(exercise.id, stop.status, stop.summary, seed, stop.findings,
                               check.properties, stop.tb, stopped=True)
     verdict.seconds = time.perf_counter() - start
     return verdict

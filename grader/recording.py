@@ -5,7 +5,10 @@ from dataclasses import dataclass
 @dataclass
 class Forward:
     fed: int  # tokens in this forward's input_ids
-    cached: int  # tokens already in the cache it was given (0 without a cache)
+    cached: int  # the cache's length (a StaticCache: its write position) before the forward
+    positions: list[int] | None = None  # the position_ids (or cache_position) passed, if any
+    cache_id: int | None = None  # id() of the cache object it was given
+    cache_type: str = ""  # that object's class name
 
 
 class RecordingModel:
@@ -19,8 +22,12 @@ class RecordingModel:
         if input_ids is None:
             input_ids = kwargs.pop("input_ids")
         cache = kwargs.get("cache", kwargs.get("past_key_values"))
-        cached = cache.get_seq_length() if hasattr(cache, "get_seq_length") else 0
-        self.forwards.append(Forward(fed=input_ids.shape[-1], cached=cached))
+        cached = int(cache.get_seq_length()) if hasattr(cache, "get_seq_length") else 0
+        positions = kwargs.get("position_ids", kwargs.get("cache_position"))
+        self.forwards.append(Forward(
+            fed=input_ids.shape[-1], cached=cached,
+            positions=None if positions is None else positions.reshape(-1).tolist(),
+            cache_id=None if cache is None else id(cache), cache_type=type(cache).__name__))
         return self.model(input_ids, *args, **kwargs)
 
     def __getattr__(self, name):

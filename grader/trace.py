@@ -41,7 +41,7 @@ class LoggedModel(RecordingModel):
         finally:  # logged even when the forward raises: the log then shows what caused it
             if len(self.forwards) > recorded:
                 last = self.forwards[-1]
-                self.log.append(Call(last.fed, last.cached, self.role, input_ids[0].tolist()))
+                self.log.append(Call(**vars(last), role=self.role, ids=input_ids[0].tolist()))
 
     def forward(self, *args, **kwargs):  # model.forward(...) is logged like model(...)
         return self(*args, **kwargs)

@@ -15,6 +15,9 @@ _MODULES = {
     "greedy_match": "verification",
     "speculative_generate": "speculative",
     "NGramStorage": "ngram", "PromptLookup": "ngram", "ngram_assisted_speculative_generate": "ngram",
+    "multi_draft_sampling": "trees", "typical_acceptance": "trees", "tree_layout": "trees",
+    "tree_speculative_generate": "trees",
+    "fast_speculative_generate": "fast", "fast_autoregressive_generate": "fast",
 }
 __all__ = list(_MODULES)
 

@@ -1,5 +1,6 @@
 """The reference implementation of every exercise (same names as ``lessons``)."""
 from solutions.autoregressive import autoregressive_generate
+from solutions.fast import fast_autoregressive_generate, fast_speculative_generate
 from solutions.ngram import NGramStorage, PromptLookup, ngram_assisted_speculative_generate
 from solutions.residual import max_fn
 from solutions.sampling import (
@@ -11,6 +12,7 @@ from solutions.sampling import (
     TopKProcessor,
 )
 from solutions.speculative import speculative_generate
+from solutions.trees import multi_draft_sampling, tree_layout, tree_speculative_generate, typical_acceptance
 from solutions.verification import greedy_match, speculative_decoding_verify, speculative_sampling
 
 __all__ = [
@@ -19,4 +21,6 @@ __all__ = [
     "max_fn", "speculative_decoding_verify", "speculative_sampling", "greedy_match",
     "speculative_generate",
     "NGramStorage", "PromptLookup", "ngram_assisted_speculative_generate",
+    "multi_draft_sampling", "typical_acceptance", "tree_layout", "tree_speculative_generate",
+    "fast_speculative_generate", "fast_autoregressive_generate",
 ]

@@ -32,7 +32,7 @@ def test_tokens_per_call_along_the_text():
 def test_bench_runs_and_reports_consistent_numbers(tmp_path):
     plot = tmp_path / "sweep.png"
     result = run_grader("bench", "--layers", "3", "--hidden", "64", "--prompts", "2",
-                        "--new-tokens", "16", "--gammas", "1-3", "--quick", "--json",
+                        "--new-tokens", "16", "--gammas", "1-3", "--quick", "--json", "--no-compile",
                         "--plot", str(plot), env={"HF_HUB_OFFLINE": "1"})
     assert result.returncode == 0, result.stderr[-3000:]
     report = json.loads(result.stdout.strip().splitlines()[-1])
@@ -58,6 +58,13 @@ def test_bench_runs_and_reports_consistent_numbers(tmp_path):
     assert parts["target_calls"] > report["prompts"] and parts["drafter_calls"] > 0  # a prefill and rounds each
     assert report["verification_step_ratio"] > 0 and report["target_step_ms"] > 0
     assert plot.stat().st_size > 1000
+    fast = report["fast"]  # lesson 7's rows, timed in the same run (eager here: no compile time)
+    assert fast["gamma"] == gamma and fast["compiled"] is False
+    for key in ("speedup_vs_autoregressive", "speedup_vs_fast_autoregressive", "speedup_vs_hf_assisted",
+                "target_step_ms", "floor_step_ms", "memory_bandwidth_gb_s"):
+        assert fast[key] > 0, key
+    assert fast["compile_seconds"] >= 0 and fast["floor_step_ms"] < fast["target_step_ms"]
+    assert {"fast autoregressive", f"fast speculative γ={gamma}"} <= set(report["seconds"])
     assert report["torch_threads"] == 1  # the default: one thread, chosen on purpose
     assert set(report["load"]) >= {"cores", "other_cores", "loadavg_before", "loadavg_after", "competed"}
     assert "(1 torch threads)" in result.stdout and "machine load while timing" in result.stdout
@@ -88,3 +95,15 @@ def test_demo_under_load_is_quick_and_says_other_work_competed():
     assert "median of 3 interleaved runs each, range" in result.stdout
     assert "1 thread, " in result.stdout
     assert "WARNING: other processes competed for the CPU" in result.stdout
+
+
+def test_decode_step_bytes_count_weights_once_and_the_cache():
+    from grader import roofline, synthetic
+
+    target, _ = synthetic.synthetic_pair(layers=2, hidden=64)
+    config = target.config
+    weights = sum(p.numel() for p in target.parameters()) * 4
+    embedding_rows_unread = (config.vocab_size - 1) * config.hidden_size * 4
+    kv = 2 * config.num_hidden_layers * config.num_key_value_heads * (64 // config.num_attention_heads) * 10 * 4
+    assert roofline.decode_step_bytes(target, 10) == weights - embedding_rows_unread + kv
+    assert roofline.memory_bandwidth("cpu", repeats=1) > 1e8  # bytes per second, any machine

@@ -90,3 +90,19 @@ def test_host_syncs_per_round_reported_by_cuda():
     print(f"{len(syncs)} host syncs outside the models in {rounds} rounds")
     assert rounds >= 10
     assert len(syncs) <= rounds + 4, [str(w.message) for w in syncs[:5]]
+
+
+@pytest.mark.parametrize("compile", [False, True])
+def test_fast_loop_equals_greedy_target_on_cuda(compile):
+    """Lesson 7 on CUDA: static caches and, compiled, CUDA graphs replayed every step."""
+    from solutions.fast import fast_autoregressive_generate, fast_speculative_generate
+
+    target, drafter, tokenizer = load_pair(device="cuda", dtype=torch.float32)
+    prompt = tokenizer("def read_config(path):\n")["input_ids"]
+    expected = autoregressive_generate(prompt, target, max_gen_len=64, use_cache=True, eos_tokens_id=NO_EOS)
+    for _ in range(2):  # the second call replays what the first compiled
+        ids, rate = fast_speculative_generate(prompt, drafter, target, gamma=4, max_gen_len=64,
+                                              eos_tokens_id=NO_EOS, compile=compile)
+        assert ids == expected and 0 <= rate <= 1
+        assert fast_autoregressive_generate(prompt, target, max_gen_len=64, eos_tokens_id=NO_EOS,
+                                            compile=compile) == expected

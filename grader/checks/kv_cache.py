@@ -18,6 +18,10 @@ SCENARIOS = [  # (drafter, prompt, gamma, first_target)
     ("GPT-2", [0], 2, True),
 ]
 SHOWN_FORWARDS = 6
+RULES = ("create one DynamicCache per model before the loop; feed each model only "
+         "ids[:, cache.get_seq_length():end]; after each round crop both caches to the new "
+         "sequence length minus one (cache.crop(-n) removes the last n), so that rejected "
+         "drafts leave the cache")
 
 
 def run(check: CheckRun) -> None:
@@ -31,16 +35,18 @@ def run(check: CheckRun) -> None:
     run_loop_checks(check, generate, target, drafters, use_cache=True)
 
 
-def check_discipline(check, generate, target, drafter, prompt, kwargs, label):
-    """Forward by forward against the reference, under greedy decoding. Compared only when
-    the output is right (a wrong output changes the rounds, and the greedy properties
-    report it), or when the code crashed after a forward the reference does not make."""
-    reference_ids, _, reference_log = traced(reference_generate, prompt, drafter, target, **kwargs)
+def check_discipline(check, generate, target, drafter, prompt, kwargs, label,
+                     reference=reference_generate, returned=generated, rules: str = RULES):
+    """Forward by forward against the ``reference`` loop, under greedy decoding. Compared
+    only when the output is right (a wrong output changes the rounds, and the greedy
+    properties report it), or when the code crashed after a forward the reference does not
+    make. ``returned`` reads the learner's result; ``rules`` is the hint's how-to."""
+    reference_ids, _, reference_log = traced(reference, prompt, drafter, target, **kwargs)
     expected = [(c.role, c.fed, c.cached) for c in reference_log]
     log, crash, ids = [], None, None
     try:
-        ids, _ = generated(check, generate, prompt, LoggedModel(drafter, "drafter", log),
-                           LoggedModel(target, "target", log), **kwargs, what=f"(greedy, {label})")
+        ids, _ = returned(check, generate, prompt, LoggedModel(drafter, "drafter", log),
+                          LoggedModel(target, "target", log), **kwargs, what=f"(greedy, {label})")
     except Stop as stop:
         if stop.status != ERROR:
             raise
@@ -62,7 +68,7 @@ def check_discipline(check, generate, target, drafter, prompt, kwargs, label):
     # the other properties rest on this one (and a broken cache often crashes them)
     check.fail(f"cache discipline ({label})",
                f"forward {wrong + 1} was {describe(got)}; expected {describe(want)}{after}",
-               hint(got, want), table(seen, expected, wrong))
+               hint(got, want, rules), table(seen, expected, wrong))
 
 
 def describe(forward) -> str:
@@ -72,11 +78,7 @@ def describe(forward) -> str:
     return f"the {role} fed {fed} token{'s' * (fed != 1)} with {cached} cached"
 
 
-def hint(got, want) -> str:
-    rules = ("create one DynamicCache per model before the loop; feed each model only "
-             "ids[:, cache.get_seq_length():end]; after each round crop both caches to the new "
-             "sequence length minus one (cache.crop(-n) removes the last n), so that rejected "
-             "drafts leave the cache")
+def hint(got, want, rules: str) -> str:
     if got is None or want is None or got[0] != want[0]:
         return "the forwards come in a different order or number than one round needs: " + rules
     if got[2] > want[2]:

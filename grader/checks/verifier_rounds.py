@@ -20,7 +20,6 @@ from grader.verifier_cases import Case
 # 2–3 times (a cell expected 5 times has a heavy upper tail), which would spend the
 # family error rate several times over.
 LAW_TEST = {"statistic": "log-likelihood", "min_expected": 20.0}
-PAIR = "a pair (rejected_idx, resampled_token) of 0-dim integer tensors"
 JOINT_HINT = ("accept draft i with probability min(1, p_i(d)/q_i(d)); at the first rejection "
               "draw one token from norm(max(0, p_i − q_i)) and stop; if all k drafts are accepted, "
               "draw the bonus token from p_k.")
@@ -73,14 +72,27 @@ def call_rounds(check: CheckRun, verify, drafts, arrange, *inputs, what: str, **
 def parsed(check: CheckRun, result, k: int, vocab: int, device, what: str) -> tuple[int, int]:
     """The ints ``(rejected_idx, token)`` of one result of ``speculative_sampling`` or
     ``greedy_match``, or a failure that says what is wrong with it."""
+    j, t = scalar_pair(check, result, ("rejected_idx", "resampled_token"), device, what)
+    if not 0 <= j <= k:
+        check.fail("rejected_idx range", f"rejected_idx = {j} {what}; it must lie in [0, k = {k}] "
+                   "(k means every draft was accepted)")
+    if not 0 <= t < vocab:
+        check.fail("token range", f"resampled_token = {t} {what}; a token id lies in [0, V = {vocab})")
+    return j, t
+
+
+def scalar_pair(check: CheckRun, result, names: tuple[str, str], device, what: str) -> tuple[int, int]:
+    """The two ints of a verifier's result, a pair of 0-dim integer tensors on ``device``
+    named ``names``, or a failure that says what is wrong with it."""
+    expected = f"a pair ({names[0]}, {names[1]}) of 0-dim integer tensors"
     if not (isinstance(result, (tuple, list)) and len(result) == 2):
         check.fail("return value", f"returned {type(result).__name__} {str(result)[:60]} {what}; "
-                   f"expected {PAIR}")
-    for name, value in zip(("rejected_idx", "resampled_token"), result):
+                   f"expected {expected}")
+    for name, value in zip(names, result):
         if not isinstance(value, torch.Tensor) or value.dim() != 0:
             found = (f"a tensor of shape {list(value.shape)}" if isinstance(value, torch.Tensor)
                      else f"of type {type(value).__name__}")
-            check.fail("return value", f"{name} is {found} {what}; expected {PAIR}",
+            check.fail("return value", f"{name} is {found} {what}; expected {expected}",
                        "index a 1-D tensor with a 0-dim index (t[i]) or take .argmax() of a "
                        "1-D tensor: both give 0-dim tensors; avoid .item() (a host sync)")
         if value.is_floating_point() or value.is_complex() or value.dtype == torch.bool:
@@ -89,13 +101,7 @@ def parsed(check: CheckRun, result, k: int, vocab: int, device, what: str) -> tu
         if value.device != device:
             check.fail("return device", f"{name} is on {value.device} for inputs on {device} "
                        f"{what}; keep everything on the inputs' device")
-    j, t = int(result[0]), int(result[1])
-    if not 0 <= j <= k:
-        check.fail("rejected_idx range", f"rejected_idx = {j} {what}; it must lie in [0, k = {k}] "
-                   "(k means every draft was accepted)")
-    if not 0 <= t < vocab:
-        check.fail("token range", f"resampled_token = {t} {what}; a token id lies in [0, V = {vocab})")
-    return j, t
+    return int(result[0]), int(result[1])
 
 
 def test_laws(check: CheckRun, case: Case, outcomes: list[tuple]) -> None:

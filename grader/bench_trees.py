@@ -1,0 +1,78 @@
+"""`grader bench --trees`: lesson 9's token trees against chains of as many drafts.
+
+For each tree shape (``branching``) the tree loop runs twice on the bench's prompts: with
+the tree, and with a chain of the same number ``N`` of drafted nodes (``branching`` of N
+ones, the same loop, so the two differ only in the tree's shape). A tree spends its
+drafts on alternatives, a chain on depth: with the same nodes the tree reaches less deep
+but loses less at a rejection, and drafts its N nodes in ``len(branching)`` drafter
+forwards where the chain needs N. Tokens per target call are counted from the target's
+forwards in one untimed pass over the prompts; speeds are medians of interleaved timed
+repetitions, against autoregressive decoding timed in the same repetitions.
+"""
+import statistics
+
+from tqdm import tqdm
+
+from grader import bench
+from grader.recording import RecordingModel
+from solutions.trees import tree_parents
+
+SHAPES = ((2,), (2, 2), (3, 1), (2, 2, 1), (4, 2, 1))
+
+
+def chain(nodes: int) -> tuple[int, ...]:
+    return (1,) * nodes
+
+
+def nodes(branching: tuple[int, ...]) -> int:
+    """Drafted nodes of a full tree: b_0 + b_0 b_1 + …"""
+    return len(tree_parents(branching))
+
+
+def loop(setup: bench.Setup, tree_generate, branching: tuple[int, ...], target=None):
+    """A function of one prompt: the tree loop with ``branching``, returning its output."""
+    def run(prompt):
+        return tree_generate(prompt, setup.drafter, target or setup.target, branching=branching,
+                             logits_processor=setup.processor, max_gen_len=setup.new_tokens,
+                             eos_tokens_id=bench.NO_EOS, use_cache=True)
+    return run
+
+
+def counted(setup: bench.Setup, tree_generate, branching: tuple[int, ...]) -> dict:
+    """Tokens per target call and mean accepted nodes per round, over every prompt."""
+    recorder = RecordingModel(setup.target)
+    outputs = [loop(setup, tree_generate, branching, recorder)(p) for p in setup.prompts]
+    return {"tokens_per_target_call": sum(len(ids) for ids, _ in outputs) / len(recorder.forwards),
+            "mean_accepted": statistics.mean(mean for _, mean in outputs)}
+
+
+def run_trees(setup: bench.Setup, tree_generate, repeats: int, shapes=SHAPES) -> list[dict]:
+    """One row per shape: the tree's numbers and, under ``"chain"``, the chain's."""
+    runs = {"autoregressive": bench.methods(setup, 1, hf=False)["autoregressive"]}
+    for branching in shapes:
+        runs[f"tree {branching}"] = loop(setup, tree_generate, branching)
+        runs[f"chain of {nodes(branching)}"] = loop(setup, tree_generate, chain(nodes(branching)))
+    for run in runs.values():  # warm-up: first calls allocate
+        run(setup.prompts[0])
+    with tqdm(total=repeats * len(runs), desc="trees", unit="run", leave=False) as progress:
+        timings = bench.time_methods(setup, runs, repeats, progress)
+    ar = timings.median("autoregressive")
+    rows = []
+    for branching in shapes:
+        n = nodes(branching)
+        rows.append({"branching": list(branching), "nodes": n,
+                     **counted(setup, tree_generate, branching),
+                     "speedup_vs_autoregressive": ar / timings.median(f"tree {branching}"),
+                     "chain": {"gamma": n, **counted(setup, tree_generate, chain(n)),
+                               "speedup_vs_autoregressive": ar / timings.median(f"chain of {n}")}})
+    return rows
+
+
+def print_trees(rows: list[dict]) -> None:
+    print("\ntoken trees (lesson 9) against chains of as many drafted nodes, both with the tree loop:")
+    print(f"{'branching':<12} {'nodes':>5} {'tokens/call':>12} {'chain':>6} {'speedup':>8} {'chain':>6}")
+    for row in rows:
+        chain_row = row["chain"]
+        print(f"{tuple(row['branching'])!s:<12} {row['nodes']:>5} {row['tokens_per_target_call']:>12.2f} "
+              f"{chain_row['tokens_per_target_call']:>6.2f} {row['speedup_vs_autoregressive']:>7.2f}x "
+              f"{chain_row['speedup_vs_autoregressive']:>5.2f}x")

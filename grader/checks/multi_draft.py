@@ -1,0 +1,185 @@
+"""Check `multi_draft_sampling`: the returned pair, q == p, drafts the target gives
+probability 0, a one-hot target, the ``generator`` argument, then the exact law of
+``(index, token)`` over fixed cases (grader/tree_laws.py)."""
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import torch
+
+from grader import stats, tree_laws
+from grader.checks import verifier_rounds as rounds
+from grader.harness import CheckRun
+from grader.verifier_cases import CONSTRUCTION_SEED, dirichlet, disjoint, near, one_hot, with_zeros
+
+VOCAB = 6
+LAW_DRAWS = 1000
+SMALL_DRAWS = 250  # rounds for each deterministic property
+NAMES = ("index", "token")
+JOINT_HINT = ("try the drafts in order: draft i is accepted with probability min(1, r_i(x_i) / "
+              "q(x_i)), where r_0 = p and after each rejection r_(i+1) = norm(max(0, r_i − q)); "
+              "return the first accepted index, or m and a token drawn from r_m when all are "
+              "rejected.")
+TOKEN_HINT = ("the token must follow p exactly, whatever q and m are. Usual causes: every draft "
+              "tested against p instead of the updated residual, the final token drawn from p (or "
+              "from the first residual) instead of r_m, or the drafts tried in another order than "
+              "the one they were drawn in (sorting them by p/q breaks the i.i.d. argument).")
+INDEX_HINT = ("index i has probability β_0 ⋯ β_(i−1) · (1 − β_i), β_j = 1 − Σ min(q, r_j) the "
+              "probability that draft j is rejected: the drafts must be tried in their own order, "
+              "each against its own residual r_j.")
+
+
+@dataclass(frozen=True, eq=False)
+class Case:
+    name: str
+    p: np.ndarray  # [V] the target's distribution
+    q: np.ndarray  # [V] the drafter's, from which the m drafts are drawn
+    m: int
+
+    @cached_property
+    def law(self) -> dict:
+        return tree_laws.multi_draft_law(self.p, self.q, self.m)
+
+
+def build_cases() -> list[Case]:
+    rng = np.random.default_rng([CONSTRUCTION_SEED, 9])
+
+    def row(concentration):
+        return dirichlet(rng, 1, VOCAB, concentration)[0]
+
+    nearly = row(2.0)
+    return [
+        Case("skewed, m=1", row(0.3), row(0.3), 1),
+        Case("skewed, m=2", row(0.3), row(0.3), 2),
+        Case("skewed, m=3", row(0.3), row(0.3), 3),
+        Case("flat, m=3", row(20.0), row(20.0), 3),
+        Case("nearly equal, m=2", nearly, near(rng, nearly[None], 0.15)[0], 2),
+        Case("disjoint supports, m=2", disjoint(rng, 1, VOCAB, True)[0], disjoint(rng, 1, VOCAB, False)[0], 2),
+        Case("target zeros under the drafter's mass, m=3",
+             with_zeros(rng, dirichlet(rng, 1, VOCAB, 1.0), 2)[0], row(1.0), 3),
+        Case("greedy target (one-hot p), m=2", one_hot(rng, 1, VOCAB)[0], row(1.0), 2),
+        Case("greedy drafter (one-hot q), m=2", row(1.0), one_hot(rng, 1, VOCAB)[0], 2),
+    ]
+
+
+CASES = build_cases()
+
+
+def run(check: CheckRun) -> None:
+    verify = check.function("multi_draft_sampling")
+    devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    for device in devices:
+        check_equal_distributions(check, verify, device)
+    check_zero_target_drafts(check, verify)
+    check_one_hot_target(check, verify)
+    check_generator(check, verify)
+    for case in CASES:
+        check_laws(check, verify, case)
+
+
+def arrange(drafts, target, proposal):
+    return target, proposal, drafts
+
+
+def verified(check: CheckRun, verify, p, q, drafts, what: str, **keywords) -> list[tuple[int, int]]:
+    """The ``(index, token)`` ints of one call per row of ``drafts`` ``[n, m]``."""
+    results = rounds.call_rounds(check, verify, drafts, arrange, p, q, what=what, **keywords)
+    m = drafts.shape[-1]
+    pairs = []
+    for result, row in zip(results, drafts.tolist()):
+        index, token = rounds.scalar_pair(check, result, NAMES, p.device, what)
+        if not 0 <= index <= m:
+            check.fail("index range", f"index = {index} {what}; it must lie in [0, m = {m}] "
+                       "(m means every draft was rejected)")
+        if not 0 <= token < VOCAB:
+            check.fail("token range", f"token = {token} {what}; a token id lies in [0, V = {VOCAB})")
+        if index < m and token != row[index]:
+            check.fail("token is the accepted draft",
+                       f"returned index {index} and token {token} for drafts {row} {what}; when "
+                       "index < m the token must be drafts[index], the draft that was accepted")
+        pairs.append((index, token))
+    return pairs
+
+
+def draws_of(check: CheckRun, q: np.ndarray, m: int, draws: int, *key) -> torch.Tensor:
+    """``[draws, m]``: m i.i.d. drafts of q per call."""
+    return rounds.draw_drafts(check, np.repeat(q[None], m, axis=0), draws, *key)
+
+
+def check_equal_distributions(check: CheckRun, verify, device: str) -> None:
+    """q == p: the first draft is always accepted (min(1, p/q) = 1), and nothing is NaN."""
+    p = dirichlet(np.random.default_rng(CONSTRUCTION_SEED + 1), 1, VOCAB, 1.0)[0]
+    drafts = draws_of(check, p, 3, SMALL_DRAWS, "q == p").to(device)
+    target = torch.from_numpy(p).to(device)
+    check.seed_everything("q == p", device)
+    pairs = verified(check, verify, target, target.clone(), drafts, f"(q == p, m = 3, on {device})")
+    wrong = sorted({i for i, _ in pairs if i != 0})
+    check.require(f"q == p accepts the first draft ({device})", not wrong,
+                  f"index was {wrong} in some of {SMALL_DRAWS} calls where proposal_dist == "
+                  "target_dist; it must be 0 every time", rounds.EQUAL_HINT)
+
+
+def check_zero_target_drafts(check: CheckRun, verify) -> None:
+    """Drafts the target gives probability 0 are never accepted, whatever the residual."""
+    p = np.array([0.0, 0.0, 0.0, 0.5, 0.3, 0.2])
+    q = np.array([0.3, 0.3, 0.3, 0.05, 0.04, 0.01])
+    drafts = torch.tensor([[i % 3, (i + 1) % 3, (7 * i) % 3] for i in range(SMALL_DRAWS)])
+    check.seed_everything("p = 0")
+    pairs = verified(check, verify, torch.from_numpy(p), torch.from_numpy(q), drafts,
+                     "(every draft has p = 0)")
+    wrong = sorted({i for i, _ in pairs if i != 3})
+    check.require("a draft with p = 0 is never accepted", not wrong,
+                  f"index was {wrong}; every draft has target probability 0 here, so every call "
+                  "must return index m = 3 (and a token from the residual)", rounds.ZERO_TARGET_HINT)
+
+
+def check_one_hot_target(check: CheckRun, verify) -> None:
+    """Greedy decoding: with a one-hot p the draft equal to its argmax is accepted, no other."""
+    p = np.eye(VOCAB)[4]
+    q = dirichlet(np.random.default_rng(CONSTRUCTION_SEED + 2), 1, VOCAB, 1.0)[0]
+    drafts = torch.tensor([[0, 4, 2], [3, 1, 4], [4, 4, 0], [1, 2, 3], [5, 5, 5]] * 20)
+    expected = [(1, 4), (2, 4), (0, 4), (3, 4), (3, 4)] * 20
+    check.seed_everything("one-hot p")
+    pairs = verified(check, verify, torch.from_numpy(p), torch.from_numpy(q), drafts,
+                     "(one-hot target on token 4)")
+    wrong = sorted({(tuple(d), got, want) for d, got, want in zip(drafts.tolist(), pairs, expected)
+                    if got != want})
+    check.require("a one-hot target accepts exactly its argmax", not wrong,
+                  "with p the one-hot of token 4, (drafts, returned, expected) were "
+                  f"{wrong[:3]}", "min(1, p(x)/q(x)) is 1 for the argmax and 0 for every other "
+                  "token; after a rejection the residual of a one-hot p is that same one-hot")
+
+
+def check_generator(check: CheckRun, verify) -> None:
+    """Same generator seed, same answers, whatever the state of the global generator."""
+    case = CASES[3]  # flat, m = 3: many possible answers per call
+    p, q = torch.from_numpy(case.p), torch.from_numpy(case.q)
+    drafts = draws_of(check, case.q, case.m, SMALL_DRAWS, "generator")
+    answers = []
+    for global_seed in ("first", "second"):
+        check.seed_everything("generator", global_seed)
+        generator = torch.Generator().manual_seed(1234)
+        answers.append(verified(check, verify, p, q, drafts,
+                                "(with generator=torch.Generator().manual_seed(1234))",
+                                generator=generator))
+    differ = sum(a != b for a, b in zip(*answers))
+    check.require("the generator argument is honoured", differ == 0,
+                  f"two runs of {SMALL_DRAWS} calls with generators seeded alike gave different "
+                  f"answers in {differ} calls",
+                  "pass generator=generator to every random call (torch.rand, torch.multinomial, "
+                  "Tensor.exponential_); a call without it draws from the global generator")
+
+
+def check_laws(check: CheckRun, verify, case: Case) -> None:
+    drafts = draws_of(check, case.q, case.m, LAW_DRAWS, case.name)
+    check.seed_everything("laws", case.name)
+    pairs = verified(check, verify, torch.from_numpy(case.p), torch.from_numpy(case.q), drafts,
+                     f"({case.name})")
+    check.test(f"{case.name}: joint law of index and token",
+               stats.goodness_of_fit(pairs, case.law, "(index, token)", **rounds.LAW_TEST), JOINT_HINT)
+    check.test(f"{case.name}: law of the token (must be p)",
+               stats.goodness_of_fit([t for _, t in pairs], tree_laws.marginal(case.law, lambda o: o[1]),
+                                     "token", **rounds.LAW_TEST), TOKEN_HINT)
+    check.test(f"{case.name}: law of the index",
+               stats.goodness_of_fit([i for i, _ in pairs], tree_laws.marginal(case.law, lambda o: o[0]),
+                                     "index", **rounds.LAW_TEST), INDEX_HINT)

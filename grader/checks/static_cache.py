@@ -1,0 +1,229 @@
+"""Check `static_cache` (lesson 7): `fast_speculative_generate` and `fast_autoregressive_generate`.
+
+Eagerly (``compile=False``) on the tiny models, where the laws are exact: every property
+of lesson 3's check that applies to a loop whose target samples the first token (greedy
+output, end tokens, ``max_gen_len`` mid-draft, drafter = target, the exact law of the
+first tokens, the exact law of the acceptance rate), then the cache discipline seen by
+wrapping both models: one ``StaticCache`` per model, each forward's positions equal to the
+cache's write position, every forward attending only to the text (rejected drafts rolled
+back before anything reads them), one host sync per round. Last, one compiled greedy run
+on the shipped pair, and a second call that must compile nothing new. A loop that fails a
+deterministic property stops there: the exact-law tests would only measure the same bug.
+"""
+import functools
+from pathlib import Path
+
+from grader import laws, stats
+from grader.checks import speculative_generate as loop
+from grader.harness import CheckRun
+from grader.host_syncs import HostSyncCounter
+from grader.models import SHIPPED_TARGET, load_pair
+from grader.trace import LoggedModel
+from solutions import sampling
+from solutions.autoregressive import autoregressive_generate
+
+NO_EOS, GREEDY = loop.NO_EOS, loop.GREEDY
+T1 = sampling.MultinomialProcessor(temperature=1.0)
+LAW_CASES = [  # the fast loop always lets the target sample the first token
+    loop.Case(T1, [0], 2, "near", 4, 300),
+    loop.Case(sampling.TopKProcessor(temperature=1.0, top_k=3), [3], 3, "near", 5, 300),
+    loop.Case(sampling.NucleusProcessor(temperature=1.0, top_p=0.6), [4, 4], 2, "GPT-2", 4, 300),
+]
+ACCEPTANCE_CASE = loop.Case(sampling.MultinomialProcessor(temperature=2.0), [3, 5], 3, "near", 5,
+                            400, eos=NO_EOS)
+AUTOREGRESSIVE_LAW = (sampling.MultinomialProcessor(temperature=0.6), [2, 3, 4, 5], 3, 600)
+DISCIPLINE = [  # (drafter, processor, prompts of two calls on the same models, gamma)
+    ("near", GREEDY, ([2, 3], [1, 4, 0]), 3),
+    ("GPT-2", GREEDY, ([0], [5, 1]), 2),
+    ("near", T1, ([1, 4, 0], [3]), 4),
+]
+SYNC_ALLOWANCE = 3  # host reads besides one per round: the prefill's end test, the output
+
+
+def run(check: CheckRun) -> None:
+    fast = check.function("fast_speculative_generate")
+    baseline = check.function("fast_autoregressive_generate")
+    target, drafters = loop.models()
+    eager = eagerly(fast)
+    for name, drafter in drafters.items():
+        for prompt, gamma in (([0], 1), ([2, 3, 4], 2), ([5, 1], 4)):
+            loop.check_greedy(check, eager, target, drafter, f"{name} drafter", prompt, gamma, True)
+    loop.check_same_model(check, eager, target, True)
+    loop.check_end_tokens(check, eager, target, True)
+    loop.check_max_gen_len(check, eager, target, drafters["near"], True)
+    for name, processor, prompts, gamma in DISCIPLINE:
+        check_discipline(check, fast, target, drafters[name], processor, prompts, gamma,
+                         f"{name} drafter, {processor!r}, gamma={gamma}")
+    check.stop_if_failed("exact-law tests, the baseline's properties and the compiled run")
+    loop.check_acceptance(check, eager, target, drafters, ACCEPTANCE_CASE, True)
+    for case in LAW_CASES:
+        loop.check_law(check, eager, target, drafters, case, True)
+    check_baseline(check, baseline, target, drafters["GPT-2"])
+    check_compiled(check, fast)
+
+
+def eagerly(fn):
+    """``fn`` with ``compile=False``, callable the way lesson 3's checks call their loop:
+    their ``use_cache`` and ``first_target`` are the fast loop's only way of working."""
+    @functools.wraps(fn)
+    def called(*args, use_cache=True, first_target=True, **kwargs):
+        assert first_target, "the fast loop's cases all start with the target's prefill"
+        return fn(*args, compile=False, **kwargs)
+    return called
+
+
+def check_discipline(check, fast, target, drafter, processor, prompts, gamma, label):
+    """Two calls on the same wrapped models, each judged from its own log of forwards."""
+    label = f"{label}, max_gen_len=12"
+    check.seed_everything("discipline", label)
+    log = []
+    with HostSyncCounter() as syncs:
+        models = {"drafter": syncs.uncounted(LoggedModel(drafter, "drafter", log)),
+                  "target": syncs.uncounted(LoggedModel(target, "target", log))}
+        for call, prompt in enumerate(prompts, 1):
+            log.clear()
+            syncs.count = 0
+            ids, _ = loop.generated(check, fast, prompt, models["drafter"], models["target"],
+                                    gamma=gamma, logits_processor=processor, max_gen_len=12,
+                                    eos_tokens_id=NO_EOS, compile=False,
+                                    what=f"({label}, call {call}, models wrapped to record forwards)")
+            judge_forwards(check, list(log), prompt + ids, f"{label}, call {call}")
+            rounds = sum(c.role == "target" for c in log) - 1  # the first is the prefill
+            check.require(f"one host sync per round ({label}, call {call})",
+                          syncs.count <= rounds + SYNC_ALLOWANCE,
+                          f"{syncs.count} host reads of tensors outside the forwards for {rounds} "
+                          f"rounds; expected at most {rounds + SYNC_ALLOWANCE}",
+                          "read the round's result on the host once (n and the first end token "
+                          "together, one .tolist()); sample, write drafts and move the caches "
+                          "back with tensor operations: on a GPU each read waits for the device")
+
+
+def judge_forwards(check, log, text, label) -> None:
+    """One static cache per model; positions = the write position; context = the text."""
+    for role in dict.fromkeys(c.role for c in log):
+        calls = [c for c in log if c.role == role]
+        kinds = {(c.cache_id, c.cache_type) for c in calls}
+        check.require(f"one StaticCache for the {role} ({label})",
+                      len(kinds) == 1 and next(iter(kinds))[1] == "StaticCache",
+                      f"the {role}'s forwards got {len(kinds)} cache object(s) of type "
+                      f"{sorted({t for _, t in kinds})}; expected one StaticCache for the whole call",
+                      "allocate one StaticCache per model before the loop (sized for the prompt, "
+                      "max_gen_len and one more draft block) and pass it to every forward")
+        wrong = [(i, c) for i, c in enumerate(calls, 1)
+                 if c.positions is not None and c.positions != list(range(c.cached, c.cached + c.fed))]
+        check.require(f"{role} positions = the cache's write position ({label})", not wrong,
+                      "forwards fed at other positions than the ones the cache writes to",
+                      "a StaticCache writes m fed tokens at its counter, counter + m - 1 "
+                      "(cache.get_seq_length()); pass exactly those positions, and move the "
+                      "counter back with cache.crop(-r) when r tokens are rejected",
+                      position_table(wrong))
+    stale = attended_stale(log, text)
+    check.require(f"every forward attends to the text only ({label})", not stale,
+                  "a forward read cache entries that are not the text's tokens at their "
+                  "positions (rejected drafts left in place, or positions never written)",
+                  "after a round that kept n of the drafts, move each model's write position back "
+                  "to just after the text it has seen (the target: end + n; the drafter: what it "
+                  "fed that is still text); when every draft was accepted the drafter has not "
+                  "seen its last draft yet: feed it before the next round", stale_table(stale))
+
+
+def attended_stale(log, text) -> list[tuple]:
+    """(forward, role, position, cached token, text token) where a forward's context differs
+    from the text. A target forward at positions s.. reads the target's entries below s, all
+    accepted text; a drafter forward at q.. reads the drafter's below q, text below the next
+    verification's start + 1 and the round's own drafts above it."""
+    written = {"drafter": {}, "target": {}}
+    found = []
+    for i, call in enumerate(log):
+        limit = start(call)
+        if call.role == "drafter":
+            verification = next((c for c in log[i:] if c.role == "target"), None)
+            limit = min(limit, start(verification) + 1 if verification else len(text))
+        for p in range(min(limit, len(text))):
+            if written[call.role].get(p) != text[p]:
+                found.append((i + 1, call.role, p, written[call.role].get(p, "none"), text[p]))
+                break
+        positions = call.positions or range(call.cached, call.cached + call.fed)
+        written[call.role].update(zip(positions, call.ids))
+    return found
+
+
+def start(call) -> int:
+    """The first position a forward writes: the positions passed, else the cache's counter."""
+    return call.positions[0] if call.positions else call.cached
+
+
+def position_table(wrong) -> list[list[str]]:
+    rows = [["forward", "tokens fed", "write position", "positions passed"]]
+    return rows + [[str(i), str(c.fed), str(c.cached), str(c.positions)] for i, c in wrong[:5]]
+
+
+def stale_table(stale) -> list[list[str]]:
+    rows = [["forward", "model", "position", "cache holds", "text"]]
+    return rows + [[str(x) for x in row] for row in stale[:5]]
+
+
+def check_baseline(check, baseline, target, gpt2):
+    """`fast_autoregressive_generate`: greedy output, end tokens, length, one exact law,
+    and its cache discipline."""
+    eager = eagerly(baseline)
+    for name, model in (("tiny Llama", target), ("tiny GPT-2", gpt2)):
+        for prompt in ([0], [2, 3, 4]):
+            expected = autoregressive_generate(prompt, model, max_gen_len=8, eos_tokens_id=NO_EOS)
+            ids = check.call(eager, prompt, model, max_gen_len=8, eos_tokens_id=NO_EOS,
+                             what=f"(greedy, {name}, prompt {prompt})")
+            check.require(f"baseline greedy output ({name}, prompt {prompt})", ids == expected,
+                          f"gave {ids}; greedy decoding gives {expected}")
+    free = autoregressive_generate([5], target, max_gen_len=10, eos_tokens_id=NO_EOS)
+    for eos, length in ((free[3], 10), ([free[6], free[2]], 10), (NO_EOS, 7)):
+        expected = autoregressive_generate([5], target, max_gen_len=length, eos_tokens_id=eos)
+        ids = check.call(eager, [5], target, max_gen_len=length, eos_tokens_id=eos,
+                         what=f"(eos_tokens_id={eos}, max_gen_len={length})")
+        check.require(f"baseline end tokens and length (eos_tokens_id={eos}, max_gen_len={length})",
+                      ids == expected, f"gave {ids}; expected {expected}",
+                      "stop right after the earliest end token, never past max_gen_len")
+    log = []
+    wrapped = LoggedModel(target, "target", log)
+    ids = check.call(eager, [2, 3], wrapped, max_gen_len=6, eos_tokens_id=NO_EOS,
+                     what="(greedy, the model wrapped to record forwards)")
+    judge_forwards(check, log, [2, 3] + list(ids), "fast_autoregressive_generate")
+    processor, prompt, length, draws = AUTOREGRESSIVE_LAW
+    label = f"{processor!r}, prompt {prompt}"
+    check.seed_everything("baseline law", label)
+    samples = [tuple(check.call(eager, prompt, target, max_gen_len=length, logits_processor=processor,
+                                eos_tokens_id=1, what=f"({label})")) for _ in range(draws)]
+    check.test(f"baseline law of the first {length} tokens ({label})",
+               stats.goodness_of_fit(samples, laws.sequence_law(target, prompt, length, processor, [1]),
+                                     "sequence"),
+               "sample each token from logits_processor(logits of the last position)")
+
+
+def check_compiled(check, fast):
+    """compile=True on the shipped pair: greedy output, and no new graph for a second call
+    with another prompt length and other short final rounds. Only for a loop that passed
+    the eager properties: compiling a broken loop costs minutes and can tell nothing new."""
+    check.stop_if_failed("compiled run on the shipped pair")
+    if not (Path(SHIPPED_TARGET) / "config.json").is_file():
+        return
+    import torch._dynamo.utils
+
+    target, drafter, tokenizer = load_pair(device="cpu")
+    graphs = torch._dynamo.utils.counters["stats"]
+    compiled_before = None
+    for prompt_text, length in (("def read_config(path):\n", 24), ("import os\n\nclass ", 17)):
+        prompt = tokenizer(prompt_text)["input_ids"]
+        expected = autoregressive_generate(prompt, target, max_gen_len=length, use_cache=True)
+        ids, _ = loop.generated(check, fast, prompt, drafter, target, gamma=4, max_gen_len=length,
+                                compile=True, what=f"(the shipped pair, greedy, compile=True, "
+                                                   f"max_gen_len={length})")
+        check.require(f"compiled greedy output (shipped pair, max_gen_len={length})", ids == expected,
+                      f"gave {ids}; greedy decoding of the shipped target alone gives {expected}")
+        if compiled_before is not None:
+            new = graphs["unique_graphs"] - compiled_before
+            check.require("no recompile for another prompt or shorter last rounds", new == 0,
+                          f"the second compiled call built {new} new graph(s)",
+                          "keep the shapes of the compiled steps fixed: the drafter's [1, 1] step "
+                          "and the target's [1, gamma + 1] verification in every round (draft "
+                          "gamma, count only what fits), a cache length that does not depend on "
+                          "the prompt, and the eager prefill outside the compiled steps")
+        compiled_before = graphs["unique_graphs"]

@@ -1,0 +1,259 @@
+"""Check `tree_speculative_generate` (lesson 9).
+
+Deterministic properties under greedy decoding, where the output must equal target-only
+greedy decoding token for token: several branchings, drafters and prompts, with and
+without the cache; a drafter identical to the target (every level accepted, so
+``mean_accepted`` is known); end tokens accepted in the middle of a tree's path;
+``max_gen_len`` reached inside a tree; the shipped pair; the cache discipline forward by
+forward (only the accepted path stays in either cache). Statistical properties under
+sampling, against exact laws computed by enumeration through the tiny models: the law of
+the first L tokens (the target's alone), the joint law of the output and
+``mean_accepted`` (grader/tree_laws.py: the walk's multi-draft verification, level by
+level), the law of ``mean_accepted``, and the law of the root's first two children, read
+from the target's forward (i.i.d. draws of q). From the same runs: one target forward per
+round, scoring the whole tree, and ``mean_accepted`` = accepted / target forwards.
+"""
+from pathlib import Path
+
+import torch
+
+from grader import acceptance, laws, stats, tree_laws
+from grader.checks import kv_cache
+from grader.checks.speculative_generate import GREEDY, NO_EOS, models
+from grader.checks.verifier_rounds import LAW_TEST
+from grader.harness import CheckRun
+from grader.models import SHIPPED_TARGET, load_pair
+from grader.trace import LoggedModel
+from solutions import sampling
+from solutions.autoregressive import as_list, autoregressive_generate
+from solutions.trees import tree_parents
+from solutions.trees import tree_speculative_generate as reference_generate
+
+GREEDY_LENGTH = 10
+GREEDY_RUNS = [((2,), [0]), ((2, 2), [2, 3, 4]), ((3, 1), [5, 1]), ((2, 2, 1), [1, 2])]
+END_PROMPT = [4]  # greedy text 2 5 3 3 …: both end tokens below are accepted nodes of round 1
+RULES = ("create one DynamicCache per model before the loop; feed each model only the tokens "
+         "its cache lacks; after a round keep, in both caches, the old text and the accepted "
+         "path only (gather their positions with keep_positions: rejected branches sit between "
+         "them, so cropping the end is not enough), the new last token being fed next round")
+LAW_HINT = ("the output must follow the target's law: at each node try its children in the "
+            "order they were drawn with multi_draft_sampling (min(1, r_i/q) against the updated "
+            "residual r_i), descend into the accepted child, and when all are rejected emit the "
+            "token drawn from the last residual; after the deepest level take the bonus from p "
+            "of the last accepted node")
+MEAN_HINT = ("mean_accepted is the number of accepted nodes over the number of rounds (one "
+             "target forward each): a round accepts the nodes of the path it walked, not the "
+             "round's emitted token")
+SIBLING_HINT = ("under sampling a node's children are i.i.d. draws of its q: draw them with "
+                "replacement (torch.multinomial(q, b, replacement=True)); drawing without "
+                "replacement makes two equal siblings impossible, and the multi-draft "
+                "verifier's proof needs independent drafts. The pair is read from the first "
+                "target forward, whose nodes must come in level order (the root's children first)")
+
+
+class Case:
+    """One sampled setting whose laws are known exactly."""
+
+    def __init__(self, processor, prompt, branching, drafter, length, draws, eos=1, use_cache=False):
+        self.processor, self.prompt, self.branching, self.drafter = processor, prompt, branching, drafter
+        self.length, self.draws, self.eos, self.use_cache = length, draws, eos, use_cache
+
+    def kwargs(self) -> dict:
+        return dict(branching=self.branching, logits_processor=self.processor, max_gen_len=self.length,
+                    eos_tokens_id=self.eos, use_cache=self.use_cache)
+
+    @property
+    def first_tree(self) -> int:
+        """Nodes in the first round's tree: its depth is ``min(len(branching), length − 1)``."""
+        return len(tree_parents(self.branching[: min(len(self.branching), self.length - 1)]))
+
+    def __repr__(self) -> str:
+        return (f"{self.processor!r}, prompt {self.prompt}, branching={self.branching}, {self.drafter} "
+                f"drafter, max_gen_len={self.length}, eos_tokens_id={self.eos}, use_cache={self.use_cache}")
+
+
+LAW_CASES = [
+    Case(sampling.MultinomialProcessor(temperature=1.0), [0], (2,), "near", 3, 200),
+    Case(sampling.MultinomialProcessor(temperature=0.8), [2, 3], (2, 2), "GPT-2", 4, 200, eos=NO_EOS,
+         use_cache=True),
+    Case(sampling.TopKProcessor(temperature=1.0, top_k=4), [4, 4], (3, 1), "near", 4, 200, use_cache=True),
+    Case(sampling.MultinomialProcessor(temperature=1.0), [5], (2, 2, 1), "near", 4, 200, eos=NO_EOS),
+]
+
+
+def run(check: CheckRun) -> None:
+    generate = check.function("tree_speculative_generate")
+    target, drafters = models()
+    for name, drafter in drafters.items():
+        for branching, prompt in GREEDY_RUNS:
+            for use_cache in (False, True):
+                check_greedy(check, generate, target, drafter, f"{name} drafter", prompt, branching, use_cache)
+    check_same_model(check, generate, target)
+    check_end_tokens(check, generate, target)
+    check_max_gen_len(check, generate, target, drafters["near"])
+    for name, prompt, branching in (("near", [2, 3], (2, 2, 1)), ("GPT-2", [0], (3, 1))):
+        kv_cache.check_discipline(
+            check, generate, target, drafters[name], prompt,
+            dict(branching=branching, logits_processor=GREEDY, max_gen_len=12, eos_tokens_id=NO_EOS,
+                 use_cache=True),
+            f"{name} drafter, prompt {prompt}, branching={branching}",
+            reference=reference_generate, returned=generated, rules=RULES)
+    check_shipped_pair(check, generate)
+    for case in LAW_CASES:
+        check_law(check, generate, target, drafters, case)
+
+
+def generated(check: CheckRun, generate, *args, what: str, **kwargs) -> tuple[list[int], float]:
+    """The learner's ``(ids, mean_accepted)``, after checking their types."""
+    result = check.call(generate, *args, what=what, **kwargs)
+    ids, mean = result if isinstance(result, tuple) and len(result) == 2 else (None, None)
+    if not (isinstance(ids, list) and all(isinstance(i, int) for i in ids)):
+        check.fail("return type", f"returned {type(result).__name__} {str(result)[:80]} {what}; "
+                   "expected a tuple (ids, mean_accepted) whose ids are a list of Python ints "
+                   "(the generated ids, prompt excluded); `tensor.tolist()` gives one")
+    depth = len(kwargs.get("branching", (2, 2, 1)))
+    if not (isinstance(mean, (int, float)) and not isinstance(mean, bool) and 0 <= mean <= depth):
+        check.fail("mean_accepted", f"returned mean_accepted = {mean!r} {what}; expected a Python "
+                   f"float between 0 and the tree's depth {depth}", MEAN_HINT)
+    return ids, mean
+
+
+def check_greedy(check, generate, target, drafter, label, prompt, branching, use_cache):
+    label = f"{label}, prompt {prompt}, branching={branching}, use_cache={use_cache}"
+    expected = autoregressive_generate(prompt, target, max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
+    ids, _ = generated(check, generate, prompt, drafter, target, branching=branching,
+                       max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS, use_cache=use_cache,
+                       what=f"(greedy, {label})")
+    check.require(f"greedy output ({label})", ids == expected,
+                  f"gave {ids}; greedy decoding of the target alone gives {expected}",
+                  "score every node in one target forward whose mask lets a node see the text and "
+                  "its ancestors only, at the position of its depth; walk from the root into the "
+                  "child equal to the target's argmax, and end the round with the target's own token"
+                  + (". With the cache, keep only the text and the accepted path in both caches"
+                     if use_cache else ""))
+
+
+def full_depth_mean(length: int, depth: int) -> float:
+    """mean_accepted when every level of every tree is accepted (no end token)."""
+    end, rounds, accepted = 0, 0, 0
+    while end < length:
+        k = min(depth, length - end - 1)
+        rounds, accepted, end = rounds + 1, accepted + k, end + k + 1
+    return accepted / rounds
+
+
+def check_same_model(check, generate, target):
+    """The drafter is the target: p == q, so the first child of every node is accepted."""
+    branching, length = (2, 2, 1), 9
+    expected = full_depth_mean(length, len(branching))
+    for processor in (GREEDY, sampling.MultinomialProcessor(temperature=1.0)):
+        check.seed_everything("same model", repr(processor))
+        ids, mean = generated(check, generate, [2, 3], target, target, branching=branching,
+                              logits_processor=processor, max_gen_len=length, eos_tokens_id=NO_EOS,
+                              what=f"(drafter = target, {processor!r})")
+        check.require(f"drafter = target accepts every level ({processor!r})",
+                      len(ids) == length and abs(mean - expected) < 1e-9,
+                      f"gave {len(ids)} tokens with mean_accepted {mean}; expected {length} tokens "
+                      f"and {expected:.4f} (rounds of depth 3, 3, then 0 near the end)",
+                      "with p == q, min(1, p/q) = 1: the first child is always accepted; count the "
+                      "accepted nodes of each round and divide by the number of rounds")
+
+
+def check_end_tokens(check, generate, target):
+    """End tokens met as accepted nodes in the middle of the first round's path."""
+    free = autoregressive_generate(END_PROMPT, target, max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
+    early, late = free[0], free[1]
+    for eos, expected, prop in ((late, free[:2], "end token (int) inside a tree's path"),
+                                ([late, early], free[:1], "end tokens (list): the earliest wins")):
+        ids, _ = generated(check, generate, END_PROMPT, target, target, branching=(2, 2, 1),
+                           max_gen_len=GREEDY_LENGTH, eos_tokens_id=eos, what=f"(eos_tokens_id={eos})")
+        check.require(prop, ids == expected, f"with eos_tokens_id={eos} gave {ids}; expected {expected}",
+                      "look for end tokens among all the tokens a round emits (the accepted path and "
+                      "the last token), stop right after the earliest one and include it")
+
+
+def check_max_gen_len(check, generate, target, drafter):
+    free = autoregressive_generate([1, 2], target, max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
+    for length in (1, 2, 3, 5):
+        for name, model in (("drafter = target", target), ("near drafter", drafter)):
+            ids, _ = generated(check, generate, [1, 2], model, target, branching=(2, 2, 1),
+                               max_gen_len=length, eos_tokens_id=NO_EOS,
+                               what=f"(max_gen_len={length}, branching=(2, 2, 1), {name})")
+            check.require(f"max_gen_len={length} ({name})", ids == free[:length],
+                          f"gave {ids}; expected {free[:length]}",
+                          "a round's tree has depth min(len(branching), tokens left − 1), so that "
+                          "the round's own token still fits: never return more than max_gen_len")
+
+
+def check_shipped_pair(check, generate):
+    if not (Path(SHIPPED_TARGET) / "config.json").is_file():
+        return
+    target, drafter, tokenizer = load_pair(device="cpu")
+    prompt = tokenizer("def read_config(path):\n")["input_ids"]
+    expected = autoregressive_generate(prompt, target, max_gen_len=16, use_cache=True)
+    ids, _ = generated(check, generate, prompt, drafter, target, max_gen_len=16, use_cache=True,
+                       what="(the shipped pair, greedy, branching=(2, 2, 1))")
+    check.require("greedy output (shipped pair)", ids == expected,
+                  f"gave {ids}; greedy decoding of the shipped target alone gives {expected}")
+
+
+def check_law(check, generate, target, drafters, case):
+    label = repr(case)
+    drafter = drafters[case.drafter]
+    check.seed_everything("law", label)
+    samples, first_trees, identity = [], [], []
+    for _ in range(case.draws):
+        log = []
+        ids, mean = generated(check, generate, case.prompt, drafter, LoggedModel(target, "target", log),
+                              **case.kwargs(), what=f"({label})")
+        samples.append((tuple(ids), acceptance.as_fraction(mean)))
+        first_trees.append(log[0].ids if log else [])
+        if not set(ids) & set(as_list(case.eos)):  # no end token cut a round short
+            identity.append((len(ids), len(log), mean))
+    whole_tree(check, case, first_trees)
+    wrong = [(n, forwards, mean) for n, forwards, mean in identity
+             if abs(n - forwards * (1 + mean)) > 1e-6]
+    check.require(f"mean_accepted = accepted nodes / target forwards ({label})", not wrong,
+                  f"(tokens, target forwards, mean_accepted) were {wrong[:3]} in {len(wrong)} runs: "
+                  "a run without end tokens emits one token more than it accepts per round, so "
+                  "tokens = forwards · (1 + mean_accepted)", MEAN_HINT + "; and run one target "
+                  "forward per round, none before the first")
+
+    eos = as_list(case.eos)
+    law = tree_laws.generate_law(target, drafter, case.prompt, case.branching, case.length,
+                                 case.processor, eos)
+    target_law = laws.sequence_law(target, case.prompt, case.length, case.processor, eos)
+    outputs = [s for s, _ in samples]
+    check.test(f"law of the first {case.length} tokens ({label})",
+               stats.goodness_of_fit(outputs, target_law, "sequence", **LAW_TEST), LAW_HINT)
+    for position in range(case.length):
+        observed = [s[position] if position < len(s) else None for s in outputs]
+        check.test(f"law of token {position + 1} ({label})",
+                   stats.goodness_of_fit(observed, laws.marginal(target_law, position),
+                                         f"token {position + 1}", **LAW_TEST), LAW_HINT)
+    check.test(f"joint law of the output and mean_accepted ({label})",
+               stats.goodness_of_fit(samples, law, "(sequence, mean_accepted)", **LAW_TEST), LAW_HINT)
+    check.test(f"law of mean_accepted ({label})",
+               stats.goodness_of_fit([m for _, m in samples], tree_laws.marginal(law, lambda o: o[1]),
+                                     "mean_accepted", **LAW_TEST), MEAN_HINT)
+    if case.branching[0] >= 2:
+        pairs = [tuple(ids[len(case.prompt): len(case.prompt) + 2]) for ids in first_trees]
+        with torch.no_grad():
+            q = case.processor(drafter(torch.tensor([case.prompt])).logits[0, -1].double()).tolist()
+        sibling_law = {(a, b): q[a] * q[b] for a in range(len(q)) for b in range(len(q)) if q[a] * q[b] > 0}
+        check.test(f"the root's first two children are i.i.d. draws of q ({label})",
+                   stats.goodness_of_fit(pairs, sibling_law, "sibling pair", **LAW_TEST), SIBLING_HINT)
+
+
+def whole_tree(check, case, first_trees):
+    """The first target forward feeds the prompt and the whole first tree (level order)."""
+    size = len(case.prompt) + case.first_tree
+    wrong = [ids for ids in first_trees if len(ids) != size or ids[: len(case.prompt)] != case.prompt]
+    prop = f"one target forward scores the whole tree ({case!r})"
+    if wrong:  # the siblings are read from that forward
+        check.fail(prop, f"the first target forward was fed {wrong[0]} in {len(wrong)} of "
+                   f"{len(first_trees)} runs; expected the prompt {case.prompt} then the "
+                   f"{case.first_tree} nodes of the first tree",
+                   "draft the whole tree first (level by level), then score the root and every node "
+                   "in ONE target forward over the text and the nodes, in level order")
+    check.require(prop, True, "")

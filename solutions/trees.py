@@ -1,0 +1,269 @@
+"""Lesson 9 — token trees: several drafts per position, verified exactly in one target forward.
+
+A chain of drafts dies at its first rejection. A tree keeps ``b`` candidates per position:
+the drafter expands it level by level (``branching[d]`` children per node at depth ``d``,
+the root being the text's last token), the target scores every node in ONE forward with a
+tree attention mask (each node sees the text and its own ancestors, at the position of
+its depth), and a walk from the root accepts at most one child per level.
+
+- **Multi-draft verification** (SpecInfer): the ``m`` children of a node are i.i.d. draws
+  of the drafter's ``q``. Try them in order: child ``i`` is accepted with probability
+  ``min(1, r_i(x_i) / q(x_i))``, where ``r_0 = p`` and after each rejection
+  ``r_{i+1} = norm(max(0, r_i − q))``; when all are rejected, the token comes from ``r_m``.
+  Each step is lesson 2's verifier with target ``r_i``, so the emitted token has law
+  ``p`` exactly, whatever ``m``.
+- **Typical acceptance** (Medusa): accept a candidate whose target probability exceeds a
+  threshold that falls with the target's entropy. Faster, and not the target's law.
+
+Nodes are laid out in level order: the root's children first, then their children parent
+by parent, each node's children next to each other (``tree_parents``). Row 0 of the
+target's distributions is the root (the text's last token), row ``1 + i`` node ``i``.
+"""
+import torch
+from transformers import DynamicCache
+
+from solutions.autoregressive import as_list
+from solutions.residual import max_fn
+from solutions.sampling import GreedyProcessor, LogitsProcessor
+from solutions.speculative import settle
+from solutions.verification import sample
+
+MEDUSA_THRESHOLD = 0.09  # Medusa's posterior_threshold (epsilon)
+MEDUSA_ALPHA = 0.3  # Medusa's posterior_alpha (delta)
+
+
+def multi_draft_sampling(target_dist: torch.Tensor, proposal_dist: torch.Tensor, drafts: torch.Tensor,
+                         generator: torch.Generator | None = None):
+    """Verify ``m`` i.i.d. drafts of one position; returns ``(index, token)``, 0-dim tensors.
+
+    target_dist ``[V]`` (p), proposal_dist ``[V]`` (q), drafts ``[m]``, each drawn from q.
+    Draft ``i`` is accepted iff ``u_i · q(x_i) < r_i(x_i)``, ``u_i ~ U[0, 1)``, with the
+    residuals ``r_0 = p``, ``r_{i+1} = max_fn(r_i − q)``. ``index`` is the first accepted
+    draft (``token == drafts[index]``), or ``m`` when all are rejected and ``token`` is
+    drawn from ``r_m``. The residuals do not depend on the draws, so all ``m + 1`` are
+    computed up front and no Python branch or host sync depends on a random number.
+    """
+    m = drafts.shape[0]
+    residuals = [target_dist]
+    for _ in range(m):
+        residuals.append(max_fn(residuals[-1] - proposal_dist))
+    r = torch.stack(residuals)  # [m + 1, V]
+    q = proposal_dist.gather(0, drafts)  # [m]
+    r_at = r[:m].gather(1, drafts.unsqueeze(1)).squeeze(1)  # [m]: r_i(x_i)
+    u = torch.rand(m, generator=generator, dtype=q.dtype, device=q.device)
+    accepted = u * q < r_at
+    # the first acceptance, m if none: argmax finds the first maximum
+    index = torch.cat([accepted, accepted.new_ones(1)]).to(torch.uint8).argmax()
+    candidates = torch.cat([drafts, sample(r[m], generator).view(1)])
+    return index, candidates.index_select(0, index.view(1))[0]
+
+
+def typical_acceptance(target_dist: torch.Tensor, proposal_dist: torch.Tensor, drafts: torch.Tensor,
+                       generator: torch.Generator | None = None, threshold: float = MEDUSA_THRESHOLD,
+                       alpha: float = MEDUSA_ALPHA):
+    """Medusa's typical acceptance, with ``multi_draft_sampling``'s contract: NOT exact.
+
+    A draft is accepted iff ``p(x) > min(threshold, alpha · exp(−H(p)))``, ``H`` the
+    entropy of p; the first accepted one is kept. When none is, the token is drawn from
+    p restricted to that typical set (the tokens at or above the cut). q is ignored: the
+    drafter's own probabilities play no part, which is why the output drifts towards the
+    drafter's favourite tokens. Shapes as in ``multi_draft_sampling``.
+    """
+    cut = torch.clamp(alpha * torch.exp(-torch.special.entr(target_dist).sum()), max=threshold)
+    accepted = target_dist.gather(0, drafts) > cut
+    index = torch.cat([accepted, accepted.new_ones(1)]).to(torch.uint8).argmax()
+    typical = torch.where(target_dist >= cut, target_dist, torch.zeros_like(target_dist))
+    candidates = torch.cat([drafts, sample(typical, generator).view(1)])
+    return index, candidates.index_select(0, index.view(1))[0]
+
+
+def tree_layout(parents: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
+    """The tree attention mask and the depths of ``N`` nodes in topological order.
+
+    ``parents[i]`` is the index of node ``i``'s parent (``< i``), or ``-1`` for a child of
+    the root (the last token of the text). Returns ``mask [N, N]`` bool, ``mask[i, j]``
+    iff ``j`` is ``i`` or an ancestor of ``i``, and ``depths [N]`` long, 1 for a child of
+    the root: node ``i`` goes at position ``len(text) − 1 + depths[i]``. Both on the CPU.
+    """
+    count = len(parents)
+    mask = torch.eye(count, dtype=torch.bool)
+    depths = torch.ones(count, dtype=torch.long)
+    for i, parent in enumerate(parents):
+        if parent >= 0:  # a parent comes first, so its row is complete: inherit it
+            mask[i] |= mask[parent]
+            depths[i] = depths[parent] + 1
+    return mask, depths
+
+
+def tree_parents(branching: tuple[int, ...]) -> list[int]:
+    """The parents of the full tree of ``branching``, in level order.
+
+    ``branching[d]`` children per node at depth ``d`` (the root at depth 0); the children
+    of a node are consecutive. ``(2, 2)`` gives ``[-1, -1, 0, 0, 1, 1]``.
+    """
+    parents, level = [], [-1]
+    for width in branching:
+        children = []
+        for node in level:
+            children += range(len(parents), len(parents) + width)
+            parents += [node] * width
+        level = children
+    return parents
+
+
+@torch.inference_mode()
+def tree_speculative_generate(
+    inputs: list[int],
+    drafter,
+    target,
+    branching: tuple[int, ...] = (2, 2, 1),
+    logits_processor: LogitsProcessor = GreedyProcessor(),
+    max_gen_len: int = 40,
+    eos_tokens_id: int | list[int] = 1,
+    use_cache: bool = False,
+) -> tuple[list[int], float]:
+    """Speculative decoding with a token tree per round; returns ``(ids, mean_accepted)``.
+
+    ``ids``: the generated ids, prompt excluded, stopping right after the earliest token of
+    ``eos_tokens_id``, never more than ``max_gen_len``. ``mean_accepted``: drafts accepted
+    per round (per target forward), so without an end token ``len(ids)`` is
+    ``rounds · (1 + mean_accepted)``.
+
+    A round, ``end`` tokens so far: the tree has depth ``k = min(len(branching), tokens
+    left − 1)`` (the round's own token must fit), its ``N`` nodes written in level order
+    into ``ids[0, end:end + N]``; the drafter expands it level by level (one forward per
+    level); ONE target forward scores the root and every node, ``p [N + 1, V]``; the walk
+    accepts a path of ``n ≤ k`` nodes and emits them and one token of the target's own;
+    one host sync (``settle``) reads ``n`` and the first end token.
+
+    ``use_cache``: both models keep a ``DynamicCache``; after a round each holds the old
+    text and the accepted path (gathered by ``keep_positions``), never a rejected branch.
+    """
+    device = target.device
+    mask, depths = (t.to(device) for t in tree_layout(tree_parents(branching)))
+    sizes = [len(tree_parents(branching[:d])) for d in range(len(branching) + 1)]  # nodes in d levels
+    prompt_len, total_len = len(inputs), len(inputs) + max_gen_len
+    # the sequence buffer, with room for a whole tree past its last slot
+    ids = torch.zeros((1, total_len + sizes[-1]), dtype=torch.long, device=device)
+    ids[0, :prompt_len] = torch.tensor(inputs, dtype=torch.long, device=device)
+    stop_ids = torch.tensor(as_list(eos_tokens_id), dtype=torch.long, device=device)
+    drafter_cache = DynamicCache() if use_cache else None
+    target_cache = DynamicCache() if use_cache else None
+    end, rounds, accepted = prompt_len, 0, 0
+
+    while end < total_len:
+        k = min(len(branching), total_len - end - 1)
+        count = sizes[k]
+        q = draft_tree(drafter, ids, end, branching[:k], mask, depths, logits_processor, drafter_cache)
+        p = logits_processor(tree_forward(target, ids[:, : end + count], end, mask[:count, :count],
+                                          depths[:count], target_cache, rows=count + 1))  # [N + 1, V]
+        tokens, n, path = walk_tree(p, q, ids[0, end : end + count], branching[:k])
+        ids[0, end : end + k + 1] = tokens  # the accepted path, then the target's token
+        n, first_stop = settle(ids[0, end : end + k + 1], n, stop_ids)
+        rounds, accepted = rounds + 1, accepted + n
+        if first_stop <= n or end + n + 1 >= total_len:  # done: no cache to tidy
+            end += min(n, first_stop) + 1
+            break
+        # row x of the tree sits at cache position end − 1 + x; the drafter never saw the leaves
+        kept = torch.arange(end, device=device)
+        keep_positions(target_cache, torch.cat([kept, end - 1 + path[:n]]))
+        keep_positions(drafter_cache, torch.cat([kept, end - 1 + path[: min(n, k - 1)]]))
+        end += n + 1
+    return ids[0, prompt_len:end].tolist(), accepted / rounds if rounds else 0.0
+
+
+def draft_tree(drafter, ids: torch.Tensor, end: int, branching: tuple[int, ...], mask: torch.Tensor,
+               depths: torch.Tensor, processor, cache: DynamicCache | None) -> list[torch.Tensor]:
+    """Expand the tree level by level into ``ids[0, end:end + N]``; returns q per level.
+
+    Level ``d``'s ``W_d`` nodes (the root alone at ``d = 0``) go through the drafter in one
+    forward (tree mask, positions from depths); each gets ``branching[d]`` children: i.i.d.
+    draws of its ``q`` when sampling, its top distinct tokens under greedy (i.i.d. draws of
+    a one-hot q would all be the same token). Returns ``[q_0 [W_0, V], q_1 [W_1, V], …]``.
+    """
+    rows, drafted, width = [], 0, 1
+    for children in branching:
+        logits = tree_forward(drafter, ids[:, : end + drafted], end, mask[:drafted, :drafted],
+                              depths[:drafted], cache, rows=width)
+        q = processor(logits)  # [width, V]
+        if isinstance(processor, GreedyProcessor):
+            chosen = logits.topk(children, dim=-1).indices
+        else:
+            chosen = torch.multinomial(q, children, replacement=True)
+        ids[0, end + drafted : end + drafted + width * children] = chosen.flatten()
+        rows.append(q)
+        drafted, width = drafted + width * children, width * children
+    return rows
+
+
+def walk_tree(p: torch.Tensor, q: list[torch.Tensor], nodes: torch.Tensor, branching: tuple[int, ...]):
+    """Walk from the root, accepting at most one child per level; no host sync.
+
+    p ``[N + 1, V]`` (row 0 the root, row ``1 + i`` node ``i``), q one ``[W_d, V]`` per level,
+    nodes ``[N]`` (level order). At each level ``multi_draft_sampling`` picks among the
+    current node's children; the walk descends into the accepted one, or stops with the
+    token it drew. After the last level the bonus comes from the current node's row of p.
+    Returns ``(tokens [k + 1], n, path [k])``: the token emitted at each depth (valid up to
+    ``n``, the 0-dim count of accepted nodes) and the rows of the accepted path.
+
+    The levels after a stop are still computed, from a placeholder node, so that nothing
+    depends on the host: their draws never reach the output.
+    """
+    row = torch.zeros((), dtype=torch.long, device=p.device)  # the root
+    alive = torch.ones((), dtype=torch.bool, device=p.device)
+    n = torch.zeros((), dtype=torch.long, device=p.device)
+    tokens, path, first, width = [], [], 0, 1  # first: row of the level's first node
+    for d, children in enumerate(branching):
+        here = torch.where(alive, row, torch.full_like(row, first))  # a stopped walk reads any node
+        rows = first + width + (here - first) * children + torch.arange(children, device=p.device)
+        index, token = multi_draft_sampling(p.index_select(0, here.view(1))[0],
+                                            q[d].index_select(0, (here - first).view(1))[0],
+                                            nodes.index_select(0, rows - 1))
+        alive = alive & (index < children)
+        row = torch.where(alive, rows.index_select(0, index.clamp(max=children - 1).view(1))[0], row)
+        tokens.append(token)
+        path.append(row)
+        n = n + alive
+        first, width = first + width, width * children
+    tokens.append(sample(p.index_select(0, row.view(1))[0]))  # the bonus, kept only if n == k
+    empty = torch.zeros(0, dtype=torch.long, device=p.device)
+    return torch.stack(tokens), n, torch.stack(path) if path else empty
+
+
+def tree_forward(model, ids: torch.Tensor, text_len: int, mask: torch.Tensor, depths: torch.Tensor,
+                 cache: DynamicCache | None, rows: int) -> torch.Tensor:
+    """The logits ``[rows, V]`` of the last ``rows`` positions of ``ids`` = text then tree.
+
+    ids ``[1, T + N]``: the text ``ids[:, :T]`` (``T = text_len``) then ``N`` tree nodes with
+    their ``mask [N, N]`` and ``depths [N]`` (``tree_layout``). Text tokens see the text
+    before them; node ``i`` sees the whole text and its ancestors, at position
+    ``T − 1 + depths[i]``, so its logits are those of a plain forward over its own path.
+    With a cache only ``ids[:, seen:]`` goes in, ``seen = cache.get_seq_length()``, the
+    cache holding the first ``seen`` of those tokens.
+    """
+    seen = cache.get_seq_length() if cache is not None else 0
+    length = ids.shape[1]
+    allowed = torch.ones(length, length, dtype=torch.bool, device=ids.device).tril()
+    allowed[text_len:, text_len:] = mask
+    positions = torch.cat([torch.arange(text_len, device=ids.device), text_len - 1 + depths])
+    # an additive mask: 0 where a query may attend, the dtype's minimum where it may not
+    bias = torch.zeros(allowed.shape, dtype=model.dtype, device=ids.device)
+    bias.masked_fill_(~allowed, torch.finfo(model.dtype).min)
+    out = model(ids[:, seen:], attention_mask=bias[None, None, seen:], position_ids=positions[None, seen:],
+                cache=cache, use_cache=cache is not None)
+    return out.logits[0, -rows:]
+
+
+def keep_positions(cache: DynamicCache | None, positions: torch.Tensor) -> None:
+    """Keep only the cached keys and values at ``positions`` ``[K]``, in that order.
+
+    A ``DynamicCache`` can only crop its end; a tree's accepted path is scattered among
+    rejected branches, so each layer's keys and values ``[B, heads, S, head_dim]`` are
+    gathered along S. The path's entries were computed at their depth's position and saw
+    only their ancestors, so they are exactly what a plain forward over the path gives.
+    """
+    if cache is None:
+        return
+    for layer in cache.layers:
+        layer.keys = layer.keys.index_select(-2, positions)
+        layer.values = layer.values.index_select(-2, positions)

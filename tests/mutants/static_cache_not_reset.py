@@ -1,0 +1,8 @@
+"""The kept cache is not emptied at a new call's prefill: its write position starts where the last call left it."""
+EXERCISE = "static_cache"
+MODULE = "fast"
+PATCHES = [(
+    """        self.cache.reset()
+        return forward_step(""",
+    """        return forward_step(""",
+)]

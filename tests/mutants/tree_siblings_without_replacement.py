@@ -1,0 +1,4 @@
+"""Siblings drafted without replacement (all different) but verified as if they were i.i.d. draws of q."""
+EXERCISE = "tree_generate"
+MODULE = "trees"
+PATCHES = [("torch.multinomial(q, children, replacement=True)", "torch.multinomial(q, children, replacement=False)")]
