@@ -19,11 +19,13 @@ def test_solutions_pass(exercise):
 
 
 def test_cli_passes_solutions_and_prints_json():
-    result = run_grader("check", *[e.id for e in READY], "--impl", "solutions", "--json")
+    # static_cache is left to the test above: its compiled run would double its minute here
+    selected = [e for e in READY if e.id != "static_cache"]
+    result = run_grader("check", *[e.id for e in selected], "--impl", "solutions", "--json")
     assert result.returncode == 0, result.stdout + result.stderr
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report["passed"] is True
-    assert [c["exercise"] for c in report["checks"]] == [e.id for e in READY]
+    assert [c["exercise"] for c in report["checks"]] == [e.id for e in selected]
     assert all(c["status"] == "passed" for c in report["checks"])
 
 
