@@ -1,0 +1,208 @@
+"""Lesson 8 — speculative decoding for a batch: every row accepts a different number of drafts.
+
+One drafter forward per draft position and one target forward per round serve the whole
+batch, but row ``b`` accepts its own ``n_b`` drafts. The rows stay aligned in the caches
+by never moving anything:
+
+- **Left padding.** Prompts of different lengths are padded on the left, so every row's
+  last token sits in the last column and one slice of the logits serves all rows.
+- **Holes, not compaction.** Each model keeps an attention mask over its cache's columns
+  (1: a real token of that row, 0: padding or a hole). A rejected draft's column stays in
+  the cache, masked out for every later query, instead of being cropped (which could only
+  cut the same number of columns from every row). Columns that are holes in every row are
+  cropped, so a batch of one behaves exactly like ``speculative_generate``.
+- **Positions from the mask.** A token's position is the number of real tokens before it
+  in its own row (``cumsum`` of the mask), so padding and holes never shift a row's
+  positions: each row sees exactly what it would see alone.
+- **Finished rows ride along, masked.** A row that reached its end token or
+  ``max_gen_len`` keeps its place; its new columns are holes. Dropping it from the batch
+  would save its compute, at the cost of re-indexing every cache.
+
+Each row's output has exactly the law of sampling from the target alone given its own
+prompt: rows share forwards, never random numbers or distributions.
+"""
+import torch
+from transformers import DynamicCache
+
+from solutions.autoregressive import as_list
+from solutions.residual import max_fn
+from solutions.sampling import GreedyProcessor, LogitsProcessor
+from solutions.verification import sample
+
+
+def batched_speculative_sampling(target_dists: torch.Tensor, proposal_dists: torch.Tensor,
+                                 candidate_tokens: torch.Tensor, generator: torch.Generator | None = None):
+    """Verify ``k`` drafts in each of ``B`` rows at once; returns ``(rejected_idx [B], tokens [B])``.
+
+    target_dists ``[B, k+1, V]`` (p), proposal_dists ``[B, k, V]`` (q), candidate_tokens
+    ``[B, k]``. Row ``b`` is verified as ``speculative_sampling`` verifies one block, with
+    its own uniforms: draft ``i`` is accepted iff ``u · q < p``; ``rejected_idx[b]`` is the
+    row's first rejection (``k`` if none) and ``tokens[b]`` comes from that row's residual
+    ``max_fn(p_i − q_i)`` there, or from ``p_k`` (the bonus). Both are LongTensors on the
+    inputs' device; no Python loop over rows or drafts, no host sync.
+    """
+    batch, k = candidate_tokens.shape
+    drafts = candidate_tokens.unsqueeze(-1)
+    p = target_dists[:, :k].gather(-1, drafts).squeeze(-1)  # [B, k]
+    q = proposal_dists.gather(-1, drafts).squeeze(-1)
+    u = torch.rand((batch, k), generator=generator, dtype=p.dtype, device=p.device)
+    rejected = u * q >= p
+    # each row's first rejection, k if none: argmax finds the first maximum
+    with_sentinel = torch.cat([rejected, rejected.new_ones(batch, 1)], dim=1)
+    rejected_idx = with_sentinel.to(torch.uint8).argmax(dim=1)  # [B]
+    candidates = torch.cat([max_fn(target_dists[:, :k] - proposal_dists), target_dists[:, k:]], dim=1)
+    rows = candidates.gather(1, rejected_idx.view(batch, 1, 1).expand(-1, 1, candidates.shape[-1]))
+    return rejected_idx, sample(rows.squeeze(1), generator)
+
+
+class Lane:
+    """One model's view of the batch: its cache, and which cache columns hold real tokens.
+
+    ``mask`` ``[B, columns]``: 1 where column ``c`` of row ``b`` is a real token, 0 for left
+    padding and holes (rejected drafts, finished rows). Without a cache every forward
+    feeds all the columns again (``ids`` keeps them); with one, only the new ones.
+    """
+
+    def __init__(self, model, batch_size: int, use_cache: bool):
+        self.model = model
+        self.cache = DynamicCache() if use_cache else None
+        self.ids = torch.zeros((batch_size, 0), dtype=torch.long, device=model.device)
+        self.mask = torch.zeros((batch_size, 0), dtype=torch.long, device=model.device)
+
+    def feed(self, tokens: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+        """Append columns ``tokens`` ``[B, w]`` (``valid`` ``[B, w]``: 1 real, 0 hole) and
+        return the model's logits for them, ``[B, w, V]``."""
+        width = tokens.shape[1]
+        self.ids = torch.cat([self.ids, tokens], dim=1)
+        self.mask = torch.cat([self.mask, valid], dim=1)
+        # a token's position counts the real tokens before it in its own row
+        positions = (self.mask.cumsum(dim=1) - 1).clamp(min=0)
+        fed = slice(-width, None) if self.cache is not None else slice(None)
+        out = self.model(self.ids[:, fed], attention_mask=self.mask, position_ids=positions[:, fed],
+                         cache=self.cache, use_cache=self.cache is not None)
+        return out.logits[:, -width:]
+
+    def reject(self, drafts: int, kept: torch.Tensor, most_kept: int) -> None:
+        """Of the last ``drafts`` columns, row ``b`` keeps its first ``kept[b]``; the rest
+        become holes. ``most_kept`` (``max(kept)`` over rows still running, a host int)
+        says how many trailing columns are holes in every row: those are cropped."""
+        if drafts == 0:
+            return
+        keep = torch.arange(drafts, device=kept.device) < kept.unsqueeze(1)  # [B, drafts]
+        self.mask[:, -drafts:] *= keep
+        cut = drafts - most_kept
+        if cut > 0:
+            self.ids, self.mask = self.ids[:, :-cut], self.mask[:, :-cut]
+            if self.cache is not None:
+                self.cache.crop(-cut)  # a negative count removes from the end
+
+
+def left_padded(rows: list[list[int]], running: list[bool], pad_token_id: int, device):
+    """``(tokens [B, w], valid [B, w])``: each running row's tokens right-aligned, holes
+    (``pad_token_id``, valid 0) on the left; a finished row is all holes."""
+    width = max(len(r) for r, run in zip(rows, running) if run)
+    tokens = [[pad_token_id] * (width - len(r)) + r if run else [pad_token_id] * width
+              for r, run in zip(rows, running)]
+    valid = [[0] * (width - len(r)) + [1] * len(r) if run else [0] * width
+             for r, run in zip(rows, running)]
+    return (torch.tensor(tokens, dtype=torch.long, device=device),
+            torch.tensor(valid, dtype=torch.long, device=device))
+
+
+@torch.inference_mode()
+def batched_speculative_generate(
+    prompts: list[list[int]],
+    drafter,
+    target,
+    gamma: int = 5,
+    logits_processor: LogitsProcessor = GreedyProcessor(),
+    max_gen_len: int = 40,
+    eos_tokens_id: int | list[int] = 1,
+    pad_token_id: int = 0,
+    use_cache: bool = True,
+) -> tuple[list[list[int]], list[float]]:
+    """Speculative decoding for ``B`` prompts of any lengths at once.
+
+    Returns ``(outputs, rates)``: row ``b``'s generated ids (prompt excluded; they stop
+    right after the earliest end token of ``eos_tokens_id`` or at ``max_gen_len``) and its
+    acceptance rate (accepted / drafted, 0.0 when it drafted nothing). Each row's output
+    has the law of sampling from the target alone given its own prompt, whatever the other
+    rows are. The target samples each row's first token (one prefill forward); then each
+    round is one drafter forward per draft position and one target forward, for the
+    whole batch; a round syncs with the host once.
+
+    ``k = min(gamma, most tokens any running row still needs − 1)`` drafts per round; a
+    row with less room counts only the drafts that fit (``min(k, room − 1)``) and keeps
+    only the tokens that fit, which are a prefix of a valid round's output, so its law is
+    unchanged. ``pad_token_id`` fills left padding and holes; it never reaches the output.
+    """
+    if not prompts or not all(isinstance(p, list) and p for p in prompts):
+        raise ValueError("prompts must be a non-empty list of non-empty lists of token ids")
+    batch, device = len(prompts), target.device
+    stop_ids = set(as_list(eos_tokens_id))
+    outputs = [[] for _ in prompts]
+    drafted, accepted = [0] * batch, [0] * batch
+    running = [max_gen_len > 0] * batch
+    drafter_lane, target_lane = Lane(drafter, batch, use_cache), Lane(target, batch, use_cache)
+    # what each model has not been fed yet, per row
+    target_pending, drafter_pending = [list(p) for p in prompts], [list(p) for p in prompts]
+
+    if any(running):  # the prefill: the target samples every row's first token
+        logits = target_lane.feed(*left_padded(target_pending, running, pad_token_id, device))
+        first = logits_processor.sample(logits_processor(logits[:, -1])).tolist()
+        for b, token in enumerate(first):
+            outputs[b].append(token)
+            target_pending[b], running[b] = [token], token not in stop_ids and max_gen_len > 1
+            drafter_pending[b].append(token)
+
+    while any(running):
+        room = [max_gen_len - len(out) for out in outputs]
+        k = min(gamma, max(r for r, run in zip(room, running) if run) - 1)
+        live = torch.tensor(running, dtype=torch.long, device=device).unsqueeze(1)  # [B, 1]
+        drafts, q_rows = draft(drafter_lane, drafter_pending, running, k, logits_processor,
+                               pad_token_id, live)
+        pending, pending_valid = left_padded(target_pending, running, pad_token_id, device)
+        logits = target_lane.feed(torch.cat([pending, drafts], dim=1),
+                                  torch.cat([pending_valid, live.expand(-1, k)], dim=1))
+        p = logits_processor(logits[:, -(k + 1):])  # [B, k+1, V]
+        q = torch.stack(q_rows, dim=1) if q_rows else p[:, :0]  # [B, k, V]
+        rejected_idx, tokens = batched_speculative_sampling(p, q, drafts)
+        # the round's one host sync: per row, the drafts kept, the row's token, the drafts
+        rounds = torch.cat([rejected_idx[:, None], tokens[:, None], drafts], dim=1).tolist()
+        most_kept = max(r[0] for r, run in zip(rounds, running) if run)
+        target_lane.reject(k, rejected_idx, most_kept)
+        drafter_lane.reject(max(k - 1, 0), rejected_idx, min(most_kept, max(k - 1, 0)))
+        for b, (n, token, *row_drafts) in enumerate(rounds):
+            if not running[b]:
+                continue
+            fits = min(k, room[b] - 1)  # the drafts this row could use
+            drafted[b] += fits
+            accepted[b] += min(n, fits)
+            emitted = (row_drafts[:n] + [token])[: room[b]]
+            stop = next((i for i, t in enumerate(emitted) if t in stop_ids), None)
+            outputs[b] += emitted if stop is None else emitted[: stop + 1]
+            running[b] = stop is None and len(outputs[b]) < max_gen_len
+            target_pending[b] = [token]
+            # the drafter never fed its last draft: if that was accepted, it is pending too
+            unfed = row_drafts[-1:] if n == k else []
+            drafter_pending[b] = (drafter_pending[b] if k == 0 else unfed) + [token]
+    return outputs, [a / d if d else 0.0 for a, d in zip(accepted, drafted)]
+
+
+def draft(lane: Lane, pending: list[list[int]], running: list[bool], k: int, processor,
+          pad_token_id: int, live: torch.Tensor):
+    """Sample ``k`` drafts for every row: ``drafts`` ``[B, k]`` and their distributions q,
+    k × ``[B, V]``.
+
+    The first forward feeds each row's pending tokens (left-padded), every later one the
+    previous draft; finished rows (``live`` ``[B, 1]`` is 0) are fed holes.
+    """
+    drafts = torch.zeros((len(pending), 0), dtype=torch.long, device=live.device)
+    rows = []
+    for i in range(k):
+        columns = (left_padded(pending, running, pad_token_id, live.device) if i == 0
+                   else (drafts[:, -1:], live))
+        q = processor(lane.feed(*columns)[:, -1])  # [B, V]
+        drafts = torch.cat([drafts, processor.sample(q).unsqueeze(1)], dim=1)
+        rows.append(q)
+    return drafts, rows
