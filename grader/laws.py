@@ -44,3 +44,8 @@ def marginal(law: dict, position: int) -> dict:
         token = outcome[position] if position < len(outcome) else None
         out[token] = out.get(token, 0.0) + p
     return out
+
+
+def product(law_a: dict, law_b: dict) -> dict:
+    """The law of ``(a, b)`` for independent ``a ~ law_a`` and ``b ~ law_b``."""
+    return {(a, b): pa * pb for a, pa in law_a.items() for b, pb in law_b.items()}

@@ -18,6 +18,7 @@ _MODULES = {
     "multi_draft_sampling": "trees", "typical_acceptance": "trees", "tree_layout": "trees",
     "tree_speculative_generate": "trees",
     "fast_speculative_generate": "fast", "fast_autoregressive_generate": "fast",
+    "batched_speculative_sampling": "batched", "batched_speculative_generate": "batched",
 }
 __all__ = list(_MODULES)
 

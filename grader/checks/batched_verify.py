@@ -1,0 +1,202 @@
+"""Check `batched_speculative_sampling` (lesson 8): lesson 2's verifier, row by row.
+
+The fixed (p, q) cases of the verifier checks are stacked into batches, one row per case
+(cases of one k and V share a batch), plus a twin of the batch's first row. Properties:
+the returned pair (``[B]`` integer tensors on the inputs' device), p == q accepts every
+draft, a draft with p = 0 is never accepted, the generator is honoured, no host sync and
+no Python loop over rows or drafts (the count of torch calls does not grow with B or k);
+then, from the same rounds, each row's exact laws (``verifier_rounds.test_laws``) and
+the independence of a row and its twin (the joint law of their accepted counts and of
+their first tokens is the product of their laws).
+"""
+from collections import defaultdict
+
+import numpy as np
+import torch
+from torch.overrides import TorchFunctionMode
+
+from grader import laws, stats, verifier_laws
+from grader.checks import verifier_rounds as rounds
+from grader.harness import CheckRun
+from grader.host_syncs import HostSyncCounter
+from grader.verifier_cases import build_cases, equal_distributions, zero_target_rounds
+
+LAW_DRAWS = 2000
+CASES = build_cases(LAW_DRAWS)
+SMALL_DRAWS = 20
+EQUAL_DRAWS = 250
+INDEPENDENCE_HINT = ("each row needs its own random numbers: draw the uniforms as a [B, k] "
+                     "tensor and sample each row's token with its own noise; a uniform shared "
+                     "by the rows (torch.rand(k) broadcast over B) ties their verdicts together")
+LOOP_HINT = ("work on whole [B, k] and [B, k+1, V] tensors: gather the drafts' probabilities, "
+             "compare u * q < p, find each row's first rejection with argmax over dim 1 and "
+             "pick each row's candidate row with gather; no `for` over rows or drafts")
+
+
+def run(check: CheckRun) -> None:
+    verify = check.function("batched_speculative_sampling")
+    devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    for device in devices:
+        check_equal_distributions(check, verify, device)
+    check_zero_target_drafts(check, verify)
+    check_generator(check, verify)
+    check_vectorised(check, verify)
+    check.stop_if_failed("law tests")
+    for batch in batches(CASES):
+        check_laws(check, verify, batch)
+
+
+def batches(cases) -> list[list]:
+    """The cases grouped by (k, V), each group followed by a twin of its first case."""
+    groups = defaultdict(list)
+    for case in cases:
+        groups[(case.k, case.vocab)].append(case)
+    return [group + group[:1] for group in groups.values()]
+
+
+def stacked(rows: list[np.ndarray], device="cpu", dtype=torch.float64) -> torch.Tensor:
+    return torch.from_numpy(np.stack(rows)).to(device=device, dtype=dtype)
+
+
+def verified(check: CheckRun, verify, p: torch.Tensor, q: torch.Tensor, drafts: torch.Tensor,
+             what: str, **keywords) -> list[list[tuple[int, int]]]:
+    """One call per round; ``drafts`` ``[rounds, B, k]``. Returns, per round, each row's
+    ``(rejected_idx, token)`` ints, after checking the result's types and ranges."""
+    results = rounds.call_rounds(check, verify, drafts, lambda d, p, q: (p, q, d), p, q,
+                                 what=what, **keywords)
+    return [parsed(check, result, *drafts.shape[1:], p.shape[-1], p.device, what)
+            for result in results]
+
+
+def parsed(check: CheckRun, result, batch: int, k: int, vocab: int, device, what: str):
+    expected = "a pair (rejected_idx, tokens) of integer tensors of shape [B]"
+    if not (isinstance(result, (tuple, list)) and len(result) == 2):
+        check.fail("return value", f"returned {type(result).__name__} {str(result)[:60]} {what}; "
+                   f"expected {expected}")
+    for name, value in zip(("rejected_idx", "tokens"), result):
+        if not isinstance(value, torch.Tensor) or tuple(value.shape) != (batch,):
+            found = (f"a tensor of shape {list(value.shape)}" if isinstance(value, torch.Tensor)
+                     else f"of type {type(value).__name__}")
+            check.fail("return value", f"{name} is {found} {what}; expected {expected} (B = {batch})")
+        if value.is_floating_point() or value.is_complex() or value.dtype == torch.bool:
+            check.fail("return dtype", f"{name} has dtype {value.dtype} {what}; expected an "
+                       "integer dtype (torch.long)")
+        if value.device != device:
+            check.fail("return device", f"{name} is on {value.device} for inputs on {device} "
+                       f"{what}; keep everything on the inputs' device")
+    pairs = list(zip(result[0].tolist(), result[1].tolist()))
+    for row, (j, t) in enumerate(pairs):
+        if not 0 <= j <= k:
+            check.fail("rejected_idx range", f"rejected_idx[{row}] = {j} {what}; it must lie in "
+                       f"[0, k = {k}] (k means every draft of the row was accepted)")
+        if not 0 <= t < vocab:
+            check.fail("token range", f"tokens[{row}] = {t} {what}; a token id lies in [0, V = {vocab})")
+    return pairs
+
+
+def draw_drafts(check: CheckRun, qs: list[np.ndarray], draws: int, *key) -> torch.Tensor:
+    """``[draws, B, k]``: each row's drafts drawn from its own q."""
+    return torch.stack([rounds.draw_drafts(check, q, draws, row, *key)
+                        for row, q in enumerate(qs)], dim=1)
+
+
+def check_equal_distributions(check: CheckRun, verify, device: str) -> None:
+    p, q = equal_distributions()
+    rows = 3
+    drafts = draw_drafts(check, [q] * rows, EQUAL_DRAWS, "p == q").to(device)
+    check.seed_everything("p == q", device)
+    results = verified(check, verify, stacked([p] * rows, device), stacked([q] * rows, device),
+                       drafts, f"(p == q in every row, B = {rows}, k = {len(q)}, on {device})")
+    rejected = sorted({j for pairs in results for j, _ in pairs if j != len(q)})
+    check.require(f"p == q accepts every draft ({device})", not rejected,
+                  f"rejected_idx was {rejected} in some rows of {EQUAL_DRAWS} rounds where "
+                  f"p[:, :k] == q; it must be k = {len(q)} everywhere", rounds.EQUAL_HINT)
+
+
+def check_zero_target_drafts(check: CheckRun, verify) -> None:
+    p, q, drafts = zero_target_rounds(SMALL_DRAWS)
+    check.seed_everything("p = 0")
+    batch = torch.from_numpy(np.stack([drafts, drafts[::-1]], axis=1).copy())
+    results = verified(check, verify, stacked([p, p]), stacked([q, q]), batch, "(draft 1 has p = 0)")
+    wrong = sorted({j for pairs in results for j, _ in pairs if j != 1})
+    check.require("a draft with p = 0 is never accepted", not wrong,
+                  f"rejected_idx was {wrong}; {rounds.ZERO_TARGET_MESSAGE}", rounds.ZERO_TARGET_HINT)
+
+
+def check_generator(check: CheckRun, verify) -> None:
+    batch = batches(CASES)[-1]
+    p, q = stacked([c.p for c in batch]), stacked([c.q for c in batch])
+    drafts = draw_drafts(check, [c.q for c in batch], SMALL_DRAWS, "generator")
+    answers = []
+    for global_seed in ("first", "second"):
+        check.seed_everything("generator", global_seed)
+        generator = torch.Generator().manual_seed(1234)
+        answers.append(verified(check, verify, p, q, drafts,
+                                "(with generator=torch.Generator().manual_seed(1234))",
+                                generator=generator))
+    differ = sum(a != b for a, b in zip(*answers))
+    check.require("the generator argument is honoured", differ == 0,
+                  f"two runs of {SMALL_DRAWS} rounds with generators seeded alike gave different "
+                  f"answers in {differ} rounds",
+                  "pass generator=generator to every random call (torch.rand, Tensor.exponential_, "
+                  "torch.multinomial); a call without it draws from the global generator")
+
+
+class TorchCalls(TorchFunctionMode):
+    """Counts the torch functions and tensor methods called inside ``with``."""
+
+    def __init__(self):
+        super().__init__()
+        self.count = 0
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        self.count += 1
+        return func(*args, **(kwargs or {}))
+
+
+def check_vectorised(check: CheckRun, verify) -> None:
+    """A loop over rows or drafts makes more torch calls as B or k grows; a vectorised
+    verifier makes the same number. And no read of a tensor on the host."""
+    counts = {}
+    for batch, k in ((2, 2), (16, 8)):
+        rng = np.random.default_rng(batch * 100 + k)
+        p = torch.from_numpy(rng.dirichlet(np.ones(6), size=(batch, k + 1)))
+        q = torch.from_numpy(rng.dirichlet(np.ones(6), size=(batch, k)))
+        drafts = torch.from_numpy(rng.integers(6, size=(batch, k)))
+        with TorchCalls() as calls, HostSyncCounter() as syncs:
+            check.call(verify, p, q, drafts, what=f"(B = {batch}, k = {k}, counting torch calls)")
+        counts[(batch, k)] = calls.count
+        check.require(f"no host sync (B = {batch}, k = {k})", syncs.count == 0,
+                      f"read tensors on the host {syncs.count} times (.item(), .tolist(), int(), "
+                      "if tensor: ...)", "keep the result as tensors: index with tensors and "
+                      "use torch.where/argmax instead of Python conditions")
+    small, large = counts[(2, 2)], counts[(16, 8)]
+    check.require("no Python loop over rows or drafts", large < small + 6,
+                  f"made {small} torch calls for B = 2, k = 2 and {large} for B = 16, k = 8",
+                  LOOP_HINT)
+
+
+def check_laws(check: CheckRun, verify, batch) -> None:
+    """Each row's exact laws, and a row against its twin (the last row)."""
+    name = " + ".join(c.name for c in batch[:-1]) + " + twin"
+    drafts = draw_drafts(check, [c.q for c in batch], LAW_DRAWS, "laws", name)
+    check.seed_everything("laws", name)
+    results = verified(check, verify, stacked([c.p for c in batch]), stacked([c.q for c in batch]),
+                       drafts, f"(B = {len(batch)} rows: {name})")
+    outcomes = [[tuple(d[:j]) + (t,) for d, (j, t) in zip(drafts[:, row].tolist(), column)]
+                for row, column in enumerate(zip(*results))]
+    for row, case in enumerate(batch[:-1]):
+        rounds.test_laws(check, case, outcomes[row])
+    first, twin = outcomes[0], outcomes[-1]
+    case = batch[0]
+    counts = laws.product(verifier_laws.accepted_count_law(case.p, case.q),
+                          verifier_laws.accepted_count_law(case.p, case.q))
+    check.test(f"{case.name} and its twin row: accepted counts independent",
+               stats.goodness_of_fit([(len(a) - 1, len(b) - 1) for a, b in zip(first, twin)],
+                                     counts, "pair of accepted counts", **rounds.LAW_TEST),
+               INDEPENDENCE_HINT)
+    tokens = laws.product(verifier_laws.first_token_law(case.p), verifier_laws.first_token_law(case.p))
+    check.test(f"{case.name} and its twin row: first tokens independent",
+               stats.goodness_of_fit([(a[0], b[0]) for a, b in zip(first, twin)], tokens,
+                                     "pair of first tokens", **rounds.LAW_TEST),
+               INDEPENDENCE_HINT)
