@@ -48,7 +48,7 @@ EXERCISES = (
              ("fast_speculative_generate", "fast_autoregressive_generate"), "fast",
              "grader.checks.static_cache", 35.0),
     Exercise("batched_verify", 8, "the draft verifier for a batch of rows, each on its own",
-             ("batched_speculative_sampling",), "batched", "grader.checks.batched_verify", 1.0),
+             ("batched_speculative_sampling",), "batched", "grader.checks.batched_verify", 2.5),
     Exercise("batched_generate", 8, "speculative decoding for a batch of prompts of any lengths",
              ("Lane", "batched_speculative_generate"), "batched", "grader.checks.batched_generate",
              10.0),

@@ -9,6 +9,7 @@ class Forward:
     positions: list[int] | None = None  # the position_ids (or cache_position) passed, if any
     cache_id: int | None = None  # id() of the cache object it was given
     cache_type: str = ""  # that object's class name
+    rows: int = 1  # the batch size of input_ids
 
 
 class RecordingModel:
@@ -27,7 +28,8 @@ class RecordingModel:
         self.forwards.append(Forward(
             fed=input_ids.shape[-1], cached=cached,
             positions=None if positions is None else positions.reshape(-1).tolist(),
-            cache_id=None if cache is None else id(cache), cache_type=type(cache).__name__))
+            cache_id=None if cache is None else id(cache), cache_type=type(cache).__name__,
+            rows=input_ids.shape[0] if input_ids.dim() > 1 else 1))
         return self.model(input_ids, *args, **kwargs)
 
     def __getattr__(self, name):

@@ -1,0 +1,250 @@
+"""Check `batched_speculative_generate` (lesson 8): each row as if it were alone.
+
+Deterministic, under greedy decoding (each row must equal the target's greedy output
+for its own prompt): prompts of different lengths, both drafters, several gammas, with
+and without the cache, another pad id; end tokens that stop rows in different rounds;
+``max_gen_len`` reached while rows have different room left; a drafter equal to the
+target; the shipped pair; what each forward is fed (the whole batch at once, one target
+forward per round, one drafter forward per draft, one cache per model that is never
+re-fed the sequence). Statistical, against exact laws by enumeration through the tiny
+target: each row's law of its first L tokens (jointly and token by token) beside
+neighbours of other lengths and with another pad id; a batch of one; the law of each
+row's acceptance rate; two rows with one prompt drawn independently.
+"""
+from pathlib import Path
+
+from grader import acceptance, laws, stats
+from grader.checks.speculative_generate import (
+    GREEDY,
+    NO_EOS,
+    models,
+    same_processor_hint,
+)
+from grader.harness import CheckRun
+from grader.models import SHIPPED_TARGET, load_pair
+from grader.recording import RecordingModel
+from solutions import sampling
+from solutions.autoregressive import as_list, autoregressive_generate
+from solutions.batched import batched_speculative_generate as reference_generate
+
+PROMPTS = [[0], [2, 3, 4, 5], [5, 1], [3]]  # different lengths: left padding in every row but one
+GREEDY_LENGTH = 10
+
+
+class Case:
+    """A batch whose rows' output laws are known exactly."""
+
+    def __init__(self, processor, prompts, gamma, drafter, length, draws, eos=NO_EOS, pad=0):
+        self.processor, self.prompts, self.gamma, self.drafter = processor, prompts, gamma, drafter
+        self.length, self.draws, self.eos, self.pad = length, draws, eos, pad
+
+    def kwargs(self) -> dict:
+        return dict(gamma=self.gamma, logits_processor=self.processor, max_gen_len=self.length,
+                    eos_tokens_id=self.eos, pad_token_id=self.pad)
+
+    def __repr__(self) -> str:
+        eos = "" if self.eos == NO_EOS else f", eos_tokens_id={self.eos}"
+        return (f"{self.processor!r}, prompts {self.prompts}, gamma={self.gamma}, {self.drafter} "
+                f"drafter, max_gen_len={self.length}, pad_token_id={self.pad}{eos}")
+
+
+LAW_CASES = [
+    Case(sampling.MultinomialProcessor(temperature=1.0), [[0], [2, 3, 4, 5], [4, 4]], 2, "near", 4, 300),
+    # the pad id is a real token, and an end token stops rows in different rounds
+    Case(sampling.MultinomialProcessor(temperature=0.6), [[5, 1, 2], [3]], 3, "GPT-2", 4, 300,
+         eos=[2], pad=3),
+    Case(sampling.NucleusProcessor(temperature=1.0, top_p=0.6), [[2, 3]], 4, "near", 5, 300),
+]
+# two rows with one prompt: their second tokens must be independent draws
+TWINS = Case(sampling.MultinomialProcessor(temperature=1.0), [[2, 3], [2, 3]], 3, "near", 3, 400)
+LAW_HINT = ("each row must follow the target's law given its own prompt: the attention mask "
+            "must hide the left padding and the rejected drafts' columns, positions must count "
+            "only the row's real tokens, and each row keeps its own accepted drafts and token")
+
+
+def run(check: CheckRun) -> None:
+    generate = check.function("batched_speculative_generate")
+    target, drafters = models()
+    free = [autoregressive_generate(p, target, max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
+            for p in PROMPTS]  # greedy decoding of the target alone, prompt by prompt
+    check.revise(same_processor_hint)
+    for name, drafter in drafters.items():
+        for gamma in (1, 3, 5):
+            check_greedy(check, generate, target, drafter, free, f"{name} drafter, gamma={gamma}",
+                         gamma=gamma)
+    check_greedy(check, generate, target, drafters["near"], free, "near drafter, use_cache=False",
+                 gamma=3, use_cache=False)
+    check_greedy(check, generate, target, drafters["near"], free, "near drafter, pad_token_id=5",
+                 gamma=2, pad_token_id=5)
+    check_end_tokens(check, generate, target, drafters["near"], free)
+    check_max_gen_len(check, generate, target, drafters["near"], free)
+    check_same_model(check, generate, target)
+    check_forwards(check, generate, target)
+    check_shipped_pair(check, generate)
+    check.stop_if_failed("law tests")
+    for case in LAW_CASES:
+        check_law(check, generate, target, drafters, case)
+    check_independence(check, generate, target, drafters, TWINS)
+
+
+def generated(check: CheckRun, generate, prompts, *args, what: str, **kwargs):
+    """The learner's (outputs, rates), after checking their types and lengths."""
+    result = check.call(generate, prompts, *args, what=what, **kwargs)
+    outputs, rates = result if isinstance(result, tuple) and len(result) == 2 else (None, None)
+    if not (isinstance(outputs, list) and len(outputs) == len(prompts)
+            and all(isinstance(o, list) and all(isinstance(t, int) for t in o) for o in outputs)):
+        check.fail("return type", f"returned {type(result).__name__} {str(result)[:80]} {what}; "
+                   f"expected a tuple (outputs, rates) whose outputs are {len(prompts)} lists of "
+                   "Python ints, one per prompt (generated ids, prompt excluded)")
+    if not (isinstance(rates, list) and len(rates) == len(prompts) and all(
+            isinstance(r, (int, float)) and not isinstance(r, bool) and 0 <= r <= 1 for r in rates)):
+        check.fail("acceptance rates", f"returned the rates {str(rates)[:80]} {what}; expected "
+                   f"a list of {len(prompts)} Python floats in [0, 1], one per prompt",
+                   "each row's accepted drafts / drafted tokens; 0.0 for a row that drafted nothing")
+    return outputs, rates
+
+
+def check_greedy(check, generate, target, drafter, expected, label, **kwargs):
+    outputs, _ = generated(check, generate, PROMPTS, drafter, target, max_gen_len=GREEDY_LENGTH,
+                           eos_tokens_id=NO_EOS, what=f"(greedy, {label})", **kwargs)
+    wrong = [b for b, (o, e) in enumerate(zip(outputs, expected)) if o != e]
+    check.require(f"greedy output of every row ({label})", not wrong,
+                  f"rows {wrong} of prompts {PROMPTS} gave {[outputs[b] for b in wrong]}; greedy "
+                  f"decoding of the target alone gives {[expected[b] for b in wrong]}",
+                  LAW_HINT)
+
+
+def check_end_tokens(check, generate, target, drafter, free):
+    """End tokens chosen so that the rows stop at different places."""
+    stops = {t: [o.index(t) if t in o else None for o in free] for t in range(target.config.vocab_size)}
+    token = max(stops, key=lambda t: (len(set(stops[t])), -t))  # most distinct stopping places
+    for eos in (token, [token, (token + 1) % target.config.vocab_size]):
+        expected = [laws.truncate_at_eos(f, as_list(eos)) for f in free]
+        outputs, _ = generated(check, generate, PROMPTS, drafter, target, gamma=3,
+                               max_gen_len=GREEDY_LENGTH, eos_tokens_id=eos,
+                               what=f"(greedy, eos_tokens_id={eos})")
+        check.require(f"each row stops at its own end token (eos_tokens_id={eos})", outputs == expected,
+                      f"gave {outputs}; expected {expected}",
+                      "a row stops right after the earliest end token it emits (accepted drafts "
+                      "and its token), and a finished row emits nothing more while others go on")
+
+
+def check_max_gen_len(check, generate, target, drafter, free):
+    for length in (1, 2, 4, 7):
+        outputs, _ = generated(check, generate, PROMPTS, drafter, target, gamma=4, max_gen_len=length,
+                               eos_tokens_id=NO_EOS, what=f"(greedy, max_gen_len={length}, gamma=4)")
+        expected = [f[:length] for f in free]
+        check.require(f"max_gen_len={length} in every row", outputs == expected,
+                      f"gave {outputs}; expected {expected}",
+                      "rows accept different numbers of drafts, so their room left differs: a row "
+                      "keeps only the tokens that fit in its own max_gen_len")
+
+
+def check_same_model(check, generate, target):
+    """The drafter is the target: every draft of every row is accepted."""
+    for processor in (GREEDY, sampling.MultinomialProcessor(temperature=1.0)):
+        check.seed_everything("same model", repr(processor))
+        outputs, rates = generated(check, generate, PROMPTS, target, target, gamma=3,
+                                   logits_processor=processor, max_gen_len=9, eos_tokens_id=NO_EOS,
+                                   what=f"(drafter = target, {processor!r})")
+        check.require(f"drafter = target accepts every draft ({processor!r})",
+                      rates == [1.0] * len(PROMPTS) and all(len(o) == 9 for o in outputs),
+                      f"gave {[len(o) for o in outputs]} tokens with rates {rates}; expected 9 "
+                      "tokens and rate 1.0 in every row",
+                      "with p == q every draft is accepted: compare u * q < p; count each row's "
+                      "accepted / drafted")
+
+
+def check_forwards(check, generate, target):
+    """What the models are fed, from wrappers that record every forward (drafter = target
+    under greedy decoding: every draft accepted, so the rounds are known)."""
+    kwargs = dict(gamma=3, max_gen_len=9, eos_tokens_id=NO_EOS)
+    expected = recorded(reference_generate, PROMPTS, target, **kwargs)
+    roles = recorded(lambda *a, **k: generated(check, generate, *a, **k,
+                                               what="(greedy, models wrapped to record each forward)"),
+                     PROMPTS, target, **kwargs)
+    counts = {role: len(f) for role, f in roles.items()}
+    want = {role: len(f) for role, f in expected.items()}
+    check.require("one target forward per round, one drafter forward per draft", counts == want,
+                  f"made {counts} forwards; expected {want} (9 tokens, gamma=3, every draft "
+                  "accepted)", "each round: one drafter forward per draft position for the whole "
+                  "batch, then ONE target forward over every row's pending token and drafts")
+    for role, forwards in roles.items():
+        narrow = [f.rows for f in forwards if f.rows != len(PROMPTS)]
+        check.require(f"the {role} sees the whole batch in each forward", not narrow,
+                      f"{role} forwards had batch sizes {narrow}; expected {len(PROMPTS)} rows "
+                      "every time", "feed all rows together as a [B, w] tensor (finished rows too, "
+                      "as holes, or drop them from every tensor and cache together)")
+        caches = {f.cache_id for f in forwards}
+        later = [f.fed for f in forwards[1:]]
+        check.require(f"the {role}'s cache is kept and only new columns are fed",
+                      None not in caches and len(caches) == 1
+                      and all(w <= 2 * (kwargs["gamma"] + 1) for w in later),
+                      f"{role} forwards got {len(caches)} cache object(s) "
+                      f"({'none' if None in caches else 'one each'} ...) and fed {later} columns "
+                      "after the first", "create one DynamicCache per model, pass it to every "
+                      "forward (cache=...), and feed only the columns the model has not seen")
+
+
+def recorded(generate, prompts, target, **kwargs) -> dict:
+    """{role: its forwards} of one run whose drafter and target are both ``target``."""
+    drafter, recorded_target = RecordingModel(target), RecordingModel(target)
+    generate(prompts, drafter, recorded_target, **kwargs)
+    return {"drafter": drafter.forwards, "target": recorded_target.forwards}
+
+
+def check_shipped_pair(check, generate):
+    if not (Path(SHIPPED_TARGET) / "config.json").is_file():
+        return
+    target, drafter, tokenizer = load_pair(device="cpu")
+    prompts = [tokenizer(text)["input_ids"] for text in
+               ("def read_config(path):\n", "import os\n", "class Stack:\n    def push(self, item):\n")]
+    expected = [autoregressive_generate(p, target, max_gen_len=16, use_cache=True) for p in prompts]
+    outputs, _ = generated(check, generate, prompts, drafter, target, gamma=4, max_gen_len=16,
+                           what="(the shipped pair, greedy, three prompts)")
+    check.require("greedy output of every row (shipped pair)", outputs == expected,
+                  f"gave {outputs}; greedy decoding of the shipped target alone gives {expected}",
+                  LAW_HINT)
+
+
+def samples(check: CheckRun, generate, target, drafters, case) -> tuple[list, list]:
+    """``case.draws`` runs of the batch: (outputs, rates), each a list of per-run rows."""
+    check.seed_everything("law", repr(case))
+    runs = [generated(check, generate, case.prompts, drafters[case.drafter], target,
+                      **case.kwargs(), what=f"({case!r})") for _ in range(case.draws)]
+    return [[tuple(o) for o in outputs] for outputs, _ in runs], [rates for _, rates in runs]
+
+
+def check_law(check, generate, target, drafters, case):
+    outputs, rates = samples(check, generate, target, drafters, case)
+    for row, prompt in enumerate(case.prompts):
+        label = f"row {row}, prompt {prompt} of {case!r}"
+        law = laws.sequence_law(target, prompt, case.length, case.processor, as_list(case.eos))
+        observed = [run[row] for run in outputs]
+        check.test(f"law of the first {case.length} tokens ({label})",
+                   stats.goodness_of_fit(observed, law, "sequence"), LAW_HINT)
+        for position in range(case.length):
+            tokens = [s[position] if position < len(s) else None for s in observed]
+            check.test(f"law of token {position + 1} ({label})",
+                       stats.goodness_of_fit(tokens, laws.marginal(law, position),
+                                             f"token {position + 1}"), LAW_HINT)
+        if case.eos == NO_EOS:  # the rate's exact law counts every round (grader/acceptance.py)
+            rate_law = acceptance.rate_law(target, drafters[case.drafter], prompt, case.gamma,
+                                           case.length, case.processor, first_target=True)
+            check.test(f"acceptance rate ({label})",
+                       stats.goodness_of_fit([acceptance.as_fraction(r[row]) for r in rates],
+                                             rate_law, "acceptance rate"),
+                       "each row's rate is its accepted drafts / the drafts it could use: a row "
+                       "with room for r more tokens uses min(k, r - 1) of the round's k drafts")
+
+
+def check_independence(check, generate, target, drafters, case):
+    """Two rows with one prompt: the pair of their second tokens has the product law."""
+    outputs, _ = samples(check, generate, target, drafters, case)
+    law = laws.marginal(laws.sequence_law(target, case.prompts[0], case.length, case.processor,
+                                          as_list(case.eos)), 1)
+    pairs = [(run[0][1], run[1][1]) for run in outputs]
+    check.test(f"two rows with one prompt are independent ({case!r})",
+               stats.goodness_of_fit(pairs, laws.product(law, law), "pair of second tokens"),
+               "rows share forwards, never random numbers: draw each row's uniforms and "
+               "samples with their own noise")

@@ -1,0 +1,7 @@
+"""The loop's verifier shares one uniform per draft position among the rows: rows are not independent."""
+EXERCISE = "batched_generate"
+MODULE = "batched"
+PATCHES = [(
+    "    u = torch.rand((batch, k), generator=generator, dtype=p.dtype, device=p.device)",
+    "    u = torch.rand(k, generator=generator, dtype=p.dtype, device=p.device).expand(batch, k)",
+)]
