@@ -3,7 +3,7 @@ import json
 
 import torch
 
-from grader import bench, bench_trees, implementation, synthetic
+from grader import bench, bench_batch, bench_trees, implementation, synthetic
 from grader.corpus import held_out_prompts
 from grader.models import SHIPPED_DRAFTER, SHIPPED_TARGET, default_device, load_model
 from grader.timing import LoadMeter, set_threads
@@ -61,6 +61,9 @@ def run(args) -> int:
         if args.trees:
             trees = implementation.load(args.impl, "trees").tree_speculative_generate
             result["trees"] = bench_trees.run_trees(setup, trees, repeats)
+        if args.batch:  # at the γ the sweep found best at batch 1
+            batched = implementation.load(args.impl, "batched").batched_speculative_generate
+            result.update(bench_batch.run_batches(setup, batched, args.batch, result["gamma"], repeats))
     result.update(device=str(setup.device), processor=repr(setup.processor), target=target_name,
                   drafter=drafter_name, prompts=len(setup.prompts), new_tokens=setup.new_tokens,
                   torch_threads=threads, load=load.report())
@@ -69,6 +72,8 @@ def run(args) -> int:
     print_report(result)
     if args.trees:
         bench_trees.print_trees(result["trees"])
+    if args.batch:
+        bench_batch.print_batches(result)
     print(load.describe())
     plot_sweep(result, args.plot)
     print(f"γ sweep plot: {args.plot}")

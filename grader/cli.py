@@ -71,10 +71,25 @@ def add_bench_arguments(parser) -> None:
                              "each γ compiles its own verification step)")
     parser.add_argument("--trees", action="store_true",
                         help="also time lesson 9's token trees against chains of as many drafts")
+    parser.add_argument("--batch", type=batch_sizes, default=None, metavar="B,B,…",
+                        help="also time lesson 8's batched speculative decoding against batched "
+                             "autoregressive decoding at these batch sizes, e.g. 1,2,4,8,16,32")
     parser.add_argument("--impl", default="solutions", help="whose generate functions to time")
     parser.add_argument("--plot", default="bench_gamma_sweep.png", help="where the γ-sweep plot goes")
     parser.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     add_threads_argument(parser)
+
+
+def batch_sizes(text: str) -> list[int]:
+    """``--batch``: a comma list of positive ints, returned sorted without repeats."""
+    try:
+        sizes = sorted({int(size) for size in text.split(",")})
+    except ValueError:
+        sizes = []
+    if not sizes or sizes[0] < 1:
+        raise argparse.ArgumentTypeError(f"expected a comma list of batch sizes of at least 1, "
+                                         f"such as 1,2,4,8; got {text!r}")
+    return sizes
 
 
 def add_demo_arguments(parser) -> None:

@@ -6,6 +6,7 @@ import sys
 import time
 
 import pytest
+import torch
 
 from grader import bench
 from tests.conftest import run_grader
@@ -107,3 +108,47 @@ def test_decode_step_bytes_count_weights_once_and_the_cache():
     kv = 2 * config.num_hidden_layers * config.num_key_value_heads * (64 // config.num_attention_heads) * 10 * 4
     assert roofline.decode_step_bytes(target, 10) == weights - embedding_rows_unread + kv
     assert roofline.memory_bandwidth("cpu", repeats=1) > 1e8  # bytes per second, any machine
+
+
+def test_bench_batch_reports_both_methods_at_each_size_and_the_crossover(tmp_path):
+    """One prompt, so batch 2 cycles through it; the main bench at its smallest."""
+    result = run_grader("bench", "--layers", "3", "--hidden", "64", "--prompts", "1",
+                        "--new-tokens", "8", "--gammas", "2", "--quick", "--no-hf", "--no-fast",
+                        "--batch", "2,1", "--json", "--plot", str(tmp_path / "sweep.png"),
+                        env={"HF_HUB_OFFLINE": "1"})
+    assert result.returncode == 0, result.stderr[-3000:]
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    rows = report["batch"]
+    assert [row["batch_size"] for row in rows] == [1, 2]  # sorted
+    for row in rows:
+        for key in ("autoregressive_tokens_per_s", "speculative_tokens_per_s", "speedup",
+                    "target_step_ms", "verification_forward_ms", "verification_step_ratio"):
+            assert row[key] > 0, key
+        assert 0 <= row["acceptance_rate"] <= 1
+        assert row["speedup"] == pytest.approx(
+            row["speculative_tokens_per_s"] / row["autoregressive_tokens_per_s"])
+    assert report["crossover_batch"] in (None, 1, 2)
+    assert "batches (lesson 8)" in result.stdout and "crossover: " in result.stdout
+
+
+@pytest.mark.parametrize("value", ["0,2", "1,x", "", "-4"])
+def test_bench_batch_rejects_a_bad_list_as_a_usage_error(value):
+    result = run_grader("bench", f"--batch={value}")
+    assert result.returncode == 2
+    assert "argument --batch: expected a comma list of batch sizes" in result.stderr
+
+
+def test_batched_autoregressive_decoding_equals_each_prompt_decoded_alone():
+    """Prompts of different lengths, left-padded in one batch: greedy rows are the tokens
+    `autoregressive_generate` gives each prompt alone (the bench's baseline is honest)."""
+    from grader.bench_batch import batched_autoregressive_generate
+    from grader.synthetic import synthetic_pair
+    from solutions.autoregressive import autoregressive_generate
+    from solutions.sampling import GreedyProcessor
+
+    target, _ = synthetic_pair(layers=3, hidden=64)
+    generator = torch.Generator().manual_seed(1)
+    prompts = [torch.randint(3, 4096, (n,), generator=generator).tolist() for n in (5, 13, 1, 9)]
+    batched = batched_autoregressive_generate(prompts, target, 16, GreedyProcessor())
+    assert batched == [autoregressive_generate(p, target, max_gen_len=16, eos_tokens_id=bench.NO_EOS,
+                                               use_cache=True) for p in prompts]
