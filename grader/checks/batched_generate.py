@@ -88,7 +88,9 @@ def run(check: CheckRun) -> None:
 
 
 def generated(check: CheckRun, generate, prompts, *args, what: str, **kwargs):
-    """The learner's (outputs, rates), after checking their types and lengths."""
+    """The learner's (outputs, rates), after checking their types and lengths. Greedy
+    unless told otherwise, with the reference's processor (not the learner's default)."""
+    kwargs.setdefault("logits_processor", GREEDY)
     result = check.call(generate, prompts, *args, what=what, **kwargs)
     outputs, rates = result if isinstance(result, tuple) and len(result) == 2 else (None, None)
     if not (isinstance(outputs, list) and len(outputs) == len(prompts)

@@ -114,7 +114,9 @@ def noisy_copy(model, scale: float, seed: int):
 
 
 def generated(check: CheckRun, generate, *args, what: str, **kwargs) -> tuple[list[int], float]:
-    """The learner's (ids, rate), after checking their types."""
+    """The learner's (ids, rate), after checking their types. Greedy unless told
+    otherwise, with the reference's processor (not the learner's default)."""
+    kwargs.setdefault("logits_processor", GREEDY)
     result = check.call(generate, *args, what=what, **kwargs)
     ids, rate = result if isinstance(result, tuple) and len(result) == 2 else (None, None)
     if not (isinstance(ids, list) and all(isinstance(i, int) for i in ids)):
