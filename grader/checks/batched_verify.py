@@ -69,22 +69,10 @@ def verified(check: CheckRun, verify, p: torch.Tensor, q: torch.Tensor, drafts: 
 
 
 def parsed(check: CheckRun, result, batch: int, k: int, vocab: int, device, what: str):
-    expected = "a pair (rejected_idx, tokens) of integer tensors of shape [B]"
-    if not (isinstance(result, (tuple, list)) and len(result) == 2):
-        check.fail("return value", f"returned {type(result).__name__} {str(result)[:60]} {what}; "
-                   f"expected {expected}")
-    for name, value in zip(("rejected_idx", "tokens"), result):
-        if not isinstance(value, torch.Tensor) or tuple(value.shape) != (batch,):
-            found = (f"a tensor of shape {list(value.shape)}" if isinstance(value, torch.Tensor)
-                     else f"of type {type(value).__name__}")
-            check.fail("return value", f"{name} is {found} {what}; expected {expected} (B = {batch})")
-        if value.is_floating_point() or value.is_complex() or value.dtype == torch.bool:
-            check.fail("return dtype", f"{name} has dtype {value.dtype} {what}; expected an "
-                       "integer dtype (torch.long)")
-        if value.device != device:
-            check.fail("return device", f"{name} is on {value.device} for inputs on {device} "
-                       f"{what}; keep everything on the inputs' device")
-    pairs = list(zip(result[0].tolist(), result[1].tolist()))
+    """Each row's ``(rejected_idx, token)`` ints, or a failure that says what is wrong."""
+    rejected_idx, tokens = rounds.integer_pair(check, result, ("rejected_idx", "tokens"), (batch,),
+                                               device, what)
+    pairs = list(zip(rejected_idx.tolist(), tokens.tolist()))
     for row, (j, t) in enumerate(pairs):
         if not 0 <= j <= k:
             check.fail("rejected_idx range", f"rejected_idx[{row}] = {j} {what}; it must lie in "
@@ -127,19 +115,9 @@ def check_generator(check: CheckRun, verify) -> None:
     batch = batches(CASES)[-1]
     p, q = stacked([c.p for c in batch]), stacked([c.q for c in batch])
     drafts = draw_drafts(check, [c.q for c in batch], SMALL_DRAWS, "generator")
-    answers = []
-    for global_seed in ("first", "second"):
-        check.seed_everything("generator", global_seed)
-        generator = torch.Generator().manual_seed(1234)
-        answers.append(verified(check, verify, p, q, drafts,
-                                "(with generator=torch.Generator().manual_seed(1234))",
-                                generator=generator))
-    differ = sum(a != b for a, b in zip(*answers))
-    check.require("the generator argument is honoured", differ == 0,
-                  f"two runs of {SMALL_DRAWS} rounds with generators seeded alike gave different "
-                  f"answers in {differ} rounds",
-                  "pass generator=generator to every random call (torch.rand, Tensor.exponential_, "
-                  "torch.multinomial); a call without it draws from the global generator")
+    rounds.check_generator(check, lambda generator: verified(
+        check, verify, p, q, drafts, "(with generator=torch.Generator().manual_seed(1234))",
+        generator=generator), SMALL_DRAWS)
 
 
 class TorchCalls(TorchFunctionMode):

@@ -72,7 +72,7 @@ def call_rounds(check: CheckRun, verify, drafts, arrange, *inputs, what: str, **
 def parsed(check: CheckRun, result, k: int, vocab: int, device, what: str) -> tuple[int, int]:
     """The ints ``(rejected_idx, token)`` of one result of ``speculative_sampling`` or
     ``greedy_match``, or a failure that says what is wrong with it."""
-    j, t = scalar_pair(check, result, ("rejected_idx", "resampled_token"), device, what)
+    j, t = map(int, integer_pair(check, result, ("rejected_idx", "resampled_token"), (), device, what))
     if not 0 <= j <= k:
         check.fail("rejected_idx range", f"rejected_idx = {j} {what}; it must lie in [0, k = {k}] "
                    "(k means every draft was accepted)")
@@ -81,27 +81,45 @@ def parsed(check: CheckRun, result, k: int, vocab: int, device, what: str) -> tu
     return j, t
 
 
-def scalar_pair(check: CheckRun, result, names: tuple[str, str], device, what: str) -> tuple[int, int]:
-    """The two ints of a verifier's result, a pair of 0-dim integer tensors on ``device``
-    named ``names``, or a failure that says what is wrong with it."""
-    expected = f"a pair ({names[0]}, {names[1]}) of 0-dim integer tensors"
+def integer_pair(check: CheckRun, result, names: tuple[str, str], shape: tuple[int, ...], device,
+                 what: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """A verifier's result, a pair of integer tensors of ``shape`` on ``device`` named
+    ``names``, or a failure that says what is wrong with it."""
+    kind = "0-dim integer tensors" if shape == () else f"integer tensors of shape {list(shape)}"
+    expected = f"a pair ({names[0]}, {names[1]}) of {kind}"
     if not (isinstance(result, (tuple, list)) and len(result) == 2):
         check.fail("return value", f"returned {type(result).__name__} {str(result)[:60]} {what}; "
                    f"expected {expected}")
     for name, value in zip(names, result):
-        if not isinstance(value, torch.Tensor) or value.dim() != 0:
+        if not isinstance(value, torch.Tensor) or tuple(value.shape) != shape:
             found = (f"a tensor of shape {list(value.shape)}" if isinstance(value, torch.Tensor)
                      else f"of type {type(value).__name__}")
             check.fail("return value", f"{name} is {found} {what}; expected {expected}",
                        "index a 1-D tensor with a 0-dim index (t[i]) or take .argmax() of a "
-                       "1-D tensor: both give 0-dim tensors; avoid .item() (a host sync)")
+                       "1-D tensor: both give 0-dim tensors; avoid .item() (a host sync)"
+                       if shape == () else "")
         if value.is_floating_point() or value.is_complex() or value.dtype == torch.bool:
             check.fail("return dtype", f"{name} has dtype {value.dtype} {what}; expected an "
                        "integer dtype (torch.long)")
         if value.device != device:
             check.fail("return device", f"{name} is on {value.device} for inputs on {device} "
                        f"{what}; keep everything on the inputs' device")
-    return int(result[0]), int(result[1])
+    return result[0], result[1]
+
+
+def check_generator(check: CheckRun, answers_with, calls: int) -> None:
+    """Same generator seed, same answers, whatever the state of the global generator:
+    ``answers_with(generator)`` makes ``calls`` calls with it and returns their answers."""
+    answers = []
+    for global_seed in ("first", "second"):
+        check.seed_everything("generator", global_seed)
+        answers.append(answers_with(torch.Generator().manual_seed(1234)))
+    differ = sum(a != b for a, b in zip(*answers))
+    check.require("the generator argument is honoured", differ == 0,
+                  f"two runs of {calls} calls with generators seeded alike gave different "
+                  f"answers in {differ} calls",
+                  "pass generator=generator to every random call (torch.rand, torch.multinomial, "
+                  "Tensor.exponential_); a call without it draws from the global generator")
 
 
 def test_laws(check: CheckRun, case: Case, outcomes: list[tuple]) -> None:
