@@ -27,6 +27,7 @@ from tqdm import tqdm
 
 from grader import bench
 from solutions.batched import Lane, left_padded
+from solutions.speculative import speculative_generate
 
 
 @torch.inference_mode()
@@ -80,16 +81,23 @@ def batches_of(prompts: list[list[int]], size: int) -> list[list[list[int]]]:
             for start in range(0, count * size, size)]
 
 
-def methods(setup: bench.Setup, batched_generate, gamma: int, outputs: list) -> dict:
+def methods(setup: bench.Setup, batched_generate, gamma: int, outputs: list, size: int) -> dict:
     """name -> a function of a batch of prompts that generates ``setup.new_tokens`` tokens
-    per row; the speculative one appends its ``(outputs, rates)`` to ``outputs``."""
+    per row; the speculative one appends its ``(outputs, rates)`` to ``outputs``. At
+    ``size == 1`` also lesson 4's ``speculative_generate(use_cache=True)``, the loop the
+    batched one must match when there is nothing to batch."""
     n, proc = setup.new_tokens, setup.processor
-    return {
+    runs = {
         "autoregressive": lambda prompts: batched_autoregressive_generate(prompts, setup.target, n, proc),
         "speculative": lambda prompts: outputs.append(batched_generate(
             prompts, setup.drafter, setup.target, gamma=gamma, logits_processor=proc, max_gen_len=n,
             eos_tokens_id=bench.NO_EOS, use_cache=True)),
     }
+    if size == 1:
+        runs["single"] = lambda prompts: speculative_generate(
+            prompts[0], setup.drafter, setup.target, gamma=gamma, logits_processor=proc,
+            max_gen_len=n, eos_tokens_id=bench.NO_EOS, use_cache=True)
+    return runs
 
 
 def run_batches(setup: bench.Setup, batched_generate, sizes: list[int], gamma: int,
@@ -98,10 +106,10 @@ def run_batches(setup: bench.Setup, batched_generate, sizes: list[int], gamma: i
     mean acceptance rate, and a target forward's time on ``[B, 1]`` and ``[B, γ+1]``;
     ``crossover_batch``: the smallest B whose speedup is at most 1 (None if none)."""
     rows = []
-    with tqdm(total=repeats * 2 * len(sizes), desc="batches", unit="run", leave=False) as progress:
+    with tqdm(total=repeats * (2 * len(sizes) + (1 in sizes)), desc="batches", unit="run", leave=False) as progress:
         for size in sizes:
             batches, outputs = batches_of(setup.prompts, size), []
-            runs = methods(setup, batched_generate, gamma, outputs)
+            runs = methods(setup, batched_generate, gamma, outputs, size)
             for run in runs.values():  # warm-up: each batch shape allocates afresh
                 run(batches[0])
             # each batch is one "prompt" of the timed repetitions
@@ -110,7 +118,7 @@ def run_batches(setup: bench.Setup, batched_generate, sizes: list[int], gamma: i
             ar, spec = timings.median("autoregressive"), timings.median("speculative")
             costs = forward_ms(setup.target, batches[0], (1, gamma + 1), setup.device)
             tokens = len(batches) * size * setup.new_tokens
-            rows.append({
+            row = {
                 "batch_size": size, "gamma": gamma,
                 "autoregressive_tokens_per_s": tokens / ar,
                 "speculative_tokens_per_s": tokens / spec,
@@ -120,7 +128,10 @@ def run_batches(setup: bench.Setup, batched_generate, sizes: list[int], gamma: i
                 "target_step_ms": costs[1],
                 "verification_forward_ms": costs[gamma + 1],
                 "verification_step_ratio": costs[gamma + 1] / costs[1],
-            })
+            }
+            if "single" in runs:  # B = 1: the batched loop against lesson 4's loop
+                row["single_loop_tokens_per_s"] = tokens / timings.median("single")
+            rows.append(row)
     crossover = next((row["batch_size"] for row in rows if row["speedup"] <= 1), None)
     return {"batch": rows, "crossover_batch": crossover}
 
@@ -140,6 +151,11 @@ def print_batches(report: dict) -> None:
     print(f"(verify/step: a target forward scoring B·{gamma + 1} tokens over one scoring B, "
           f"after the prompts; a round pays while its tokens per row, about 1 + accept·{gamma}, "
           f"outweigh its cost in decode steps: that ratio plus {gamma} drafter forwards)")
+    single = next((row for row in rows if "single_loop_tokens_per_s" in row), None)
+    if single is not None:
+        print(f"B = 1: the batched loop at {single['speculative_tokens_per_s']:.1f} tokens/s, "
+              f"speculative_generate(use_cache=True) at {single['single_loop_tokens_per_s']:.1f} "
+              f"({single['speculative_tokens_per_s'] / single['single_loop_tokens_per_s']:.2f}x)")
     crossover = report["crossover_batch"]
     print(f"crossover: B = {crossover}, the smallest measured batch where speculation is no longer "
           "faster" if crossover is not None else "crossover: none, speculation is faster at every "

@@ -127,8 +127,10 @@ def test_bench_batch_reports_both_methods_at_each_size_and_the_crossover(tmp_pat
         assert 0 <= row["acceptance_rate"] <= 1
         assert row["speedup"] == pytest.approx(
             row["speculative_tokens_per_s"] / row["autoregressive_tokens_per_s"])
+    assert rows[0]["single_loop_tokens_per_s"] > 0 and "single_loop_tokens_per_s" not in rows[1]
     assert report["crossover_batch"] in (None, 1, 2)
     assert "batches (lesson 8)" in result.stdout and "crossover: " in result.stdout
+    assert "B = 1: the batched loop at" in result.stdout
 
 
 @pytest.mark.parametrize("value", ["0,2", "1,x", "", "-4"])
