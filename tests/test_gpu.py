@@ -106,3 +106,16 @@ def test_fast_loop_equals_greedy_target_on_cuda(compile):
         assert ids == expected and 0 <= rate <= 1
         assert fast_autoregressive_generate(prompt, target, max_gen_len=64, eos_tokens_id=NO_EOS,
                                             compile=compile) == expected
+
+
+def test_batched_rows_equal_greedy_target_on_cuda():
+    """Lesson 8 on the device: prompts of different lengths, each row as if alone."""
+    from solutions.batched import batched_speculative_generate
+
+    target, drafter, tokenizer = load_pair(device="cuda", dtype=torch.float32)
+    prompts = [tokenizer(text)["input_ids"] for text in ("def read_config(path):\n", "import os\n")]
+    expected = [autoregressive_generate(p, target, max_gen_len=32, use_cache=True, eos_tokens_id=NO_EOS)
+                for p in prompts]
+    outputs, rates = batched_speculative_generate(prompts, drafter, target, gamma=4, max_gen_len=32,
+                                                  eos_tokens_id=NO_EOS)
+    assert outputs == expected and all(0 <= r <= 1 for r in rates)
