@@ -154,7 +154,10 @@ def check_same_model(check, generate, target, use_cache):
                       rate == 1.0 and len(ids) == 9,
                       f"gave {len(ids)} tokens with acceptance rate {rate}; expected 9 tokens and "
                       "rate 1.0", "with p == q, min(1, p/q) = 1: compare u * q < p (or u < p/q) "
-                      "so that equal probabilities always accept, and count accepted / drafted")
+                      "so that equal probabilities always accept, and count accepted / drafted"
+                      + ("; with a cache, the drafter's must hold exactly the accepted tokens after "
+                         "each round (rolled back too far, or not at all, it drafts from another "
+                         "context than the target's)" if use_cache else ""))
 
 
 def check_end_tokens(check, generate, target, use_cache):
