@@ -15,8 +15,13 @@ another correct way, which its checks must pass. It may name several checks
 (``EXERCISES = ("speculative_generate", "kv_cache")``) and the properties that do not
 apply to it, with the reason (``NOT_APPLICABLE = {"acceptance rate": "why"}``, matched
 as a prefix of a property's name).
+
+``graded`` runs one check on a mutant or on the reference under one seed, for the scripts
+that measure a check's power and false failures (``scripts/power_*.py``).
 """
 import importlib.util
+import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -64,3 +69,28 @@ def build(mutant: Mutant, directory: Path) -> Path:
 
 def all_mutants(folder: Path) -> list[Mutant]:
     return [load(p) for p in sorted(folder.glob("*.py")) if not p.name.startswith("_")]
+
+
+def graded(job: tuple[str, str, str, int], findings: bool = False) -> tuple[str, str, int, str, list, float]:
+    """(label, exercise, seed, status, failed properties, seconds) of one check.
+
+    ``job`` is (label, exercise, impl, seed): ``impl`` is a mutant's file, built into a
+    temporary folder, or, when the label is "reference", the implementation itself
+    ("solutions"). One torch thread, so that several can run side by side in worker
+    processes. With ``findings`` the failed properties are the ``Finding`` objects, not
+    their names (a statistical one has a p-value).
+    """
+    import torch
+
+    from grader import exercises
+    from grader.harness import run_check
+
+    torch.set_num_threads(1)
+    label, exercise, impl, seed = job
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory() as folder:
+        if label != "reference":
+            impl = str(build(load(Path(impl)), Path(folder)))
+        verdict = run_check(exercises.get(exercise), impl, seed)
+    failed = list(verdict.findings) if findings else [f.property for f in verdict.findings]
+    return label, exercise, seed, verdict.status, failed, time.perf_counter() - start

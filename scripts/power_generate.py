@@ -14,8 +14,6 @@ writes it all into docs/statistics_generate.md.
 import argparse
 import statistics
 import sys
-import tempfile
-import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -23,28 +21,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader import exercises, mutants  # noqa: E402
+from grader import mutants  # noqa: E402
 from grader.checks import speculative_generate as check  # noqa: E402
 
 EXERCISES = ("speculative_generate", "kv_cache")
 OUTPUT = ROOT / "docs" / "statistics_generate.md"
 
 
-def run_one(job: tuple[str, str, str, int]) -> tuple[str, str, int, str, list[str], float]:
-    """(label, exercise, seed, status, failed properties, seconds) of one check."""
-    import torch
-
-    from grader.harness import run_check
-
-    torch.set_num_threads(1)
-    label, exercise, impl, seed = job
-    start = time.perf_counter()
-    with tempfile.TemporaryDirectory() as folder:
-        if label != "reference":
-            impl = str(mutants.build(mutants.load(Path(impl)), Path(folder)))
-        verdict = run_check(exercises.get(exercise), impl, seed)
-    properties = [f.property for f in verdict.findings]
-    return label, exercise, seed, verdict.status, properties, time.perf_counter() - start
+run_one = mutants.graded  # one check under one seed; scripts/power_ngram.py imports it from here
 
 
 def calibration(job: tuple[int, int]) -> int:
@@ -106,7 +90,7 @@ def main():
              for seed in range(args.reference_seeds) for exercise in EXERCISES]
     results = []
     with ProcessPoolExecutor(args.jobs) as pool:
-        for result in pool.map(run_one, jobs):
+        for result in pool.map(mutants.graded, jobs):
             results.append(result)
             print(*result[:4], f"{result[5]:.1f}s", flush=True)
 
@@ -125,7 +109,7 @@ def main():
     reference = {e: [r for r in results if r[0] == "reference" and r[1] == e] for e in EXERCISES}
     false_failures = {e: sum(r[3] != "passed" for r in runs) for e, runs in reference.items()}
     # timed alone, one check at a time, as a learner runs them
-    seconds = {e: [run_one(("reference", e, "solutions", seed))[5] for seed in range(3)] for e in EXERCISES}
+    seconds = {e: [mutants.graded(("reference", e, "solutions", seed))[5] for seed in range(3)] for e in EXERCISES}
     both = sum(statistics.median(s) for s in seconds.values())
     command = "python " + " ".join([Path(__file__).relative_to(ROOT).as_posix()] + sys.argv[1:])
     write_report(rows, false_failures, calibrated, seconds, both, args, command)

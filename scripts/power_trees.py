@@ -21,8 +21,6 @@ import argparse
 import itertools
 import statistics
 import sys
-import tempfile
-import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -33,7 +31,7 @@ from scipy import stats as scipy_stats
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader import exercises, laws, mutants, stats, tree_laws  # noqa: E402
+from grader import laws, mutants, stats, tree_laws  # noqa: E402
 from grader.checks import multi_draft, tree_generate  # noqa: E402
 from grader.checks.verifier_rounds import LAW_TEST  # noqa: E402
 from grader.harness import FAMILY_ERROR_RATE  # noqa: E402
@@ -41,23 +39,6 @@ from solutions.autoregressive import as_list  # noqa: E402
 
 EXERCISES = ("multi_draft", "tree_attention", "tree_generate")
 OUTPUT = ROOT / "docs" / "statistics_trees.md"
-
-
-def run_one(job: tuple[str, str, str, int]) -> tuple[str, str, int, str, list[str], float]:
-    """(label, exercise, seed, status, failed properties, seconds) of one check."""
-    import torch
-
-    from grader.harness import run_check
-
-    torch.set_num_threads(1)
-    label, exercise, impl, seed = job
-    start = time.perf_counter()
-    with tempfile.TemporaryDirectory() as folder:
-        if label != "reference":
-            impl = str(mutants.build(mutants.load(Path(impl)), Path(folder)))
-        verdict = run_check(exercises.get(exercise), impl, seed)
-    return (label, exercise, seed, verdict.status, [f.property for f in verdict.findings],
-            time.perf_counter() - start)
 
 
 # --- 3. power in closed form -------------------------------------------------------------
@@ -252,14 +233,14 @@ def main():
     jobs += [("reference", e, "solutions", seed) for seed in range(args.reference_seeds) for e in EXERCISES]
     results = []
     with ProcessPoolExecutor(args.jobs) as pool:
-        for result in pool.map(run_one, jobs):
+        for result in pool.map(mutants.graded, jobs):
             results.append(result)
             print(*result[:4], f"{result[5]:.1f}s", flush=True)
     calibrated = calibration(args.calibration)
     closed_form = multi_draft_power()
     *closed_form["tree_typical_acceptance"], distances = typical_power()
     closed_form["tree_siblings_without_replacement"] = siblings_power()
-    seconds = {e: [run_one(("reference", e, "solutions", seed))[5] for seed in range(3)] for e in EXERCISES}
+    seconds = {e: [mutants.graded(("reference", e, "solutions", seed))[5] for seed in range(3)] for e in EXERCISES}
     command = "python " + " ".join([Path(__file__).relative_to(ROOT).as_posix()] + sys.argv[1:])
     write_report(found, results, calibrated, closed_form, distances, seconds, args, command)
     print(f"table in {OUTPUT.relative_to(ROOT)}")
