@@ -2,10 +2,11 @@
 import argparse
 import os
 import sys
+from pathlib import Path
 
 from grader import exercises, implementation, progress
 from grader.implementation import DEFAULT_IMPL
-from grader.isolation import run_isolated
+from grader.decider import run_isolated
 from grader.timing import DEFAULT_THREADS
 from grader.verdict import COMING, SYMBOLS, format_text, to_json
 
@@ -30,6 +31,21 @@ def build_parser() -> argparse.ArgumentParser:
                             f"{exercises.MIN_TIME_LIMIT:g} s)")
     check.add_argument("--json", action="store_true", help="print one JSON object")
     check.add_argument("-v", "--verbose", action="store_true", help="every finding and traceback")
+
+    grading = commands.add_parser("grade", help="grade a class's submissions for credit (each "
+                                  "in its own runner; a table, CSV, Gradescope results)")
+    grading.add_argument("submissions", nargs="+", metavar="SUBMISSIONS",
+                         help="a submission (a folder holding lessons/, or a zip of one) or a "
+                              "folder of submissions")
+    grading.add_argument("--exercises", nargs="+", default=None, metavar="EXERCISE",
+                         help="the exercises to grade (default: all)")
+    grading.add_argument("--seed", type=int, default=DEFAULT_SEED,
+                         help="the instructor's seed (keep it private: it fixes every draw)")
+    grading.add_argument("--jobs", type=int, default=1, help="submissions graded at once")
+    grading.add_argument("--timeout", type=float, default=None, help="seconds allowed per check")
+    grading.add_argument("--csv", type=Path, default=None, help="write submission × exercise rows here")
+    grading.add_argument("--gradescope", type=Path, default=None,
+                         help="write Gradescope's results.json here (a folder for several submissions)")
 
     listing = commands.add_parser("list", help="every exercise with its status")
     listing.add_argument("--impl", default=DEFAULT_IMPL)
@@ -136,6 +152,8 @@ def run_command(parser: argparse.ArgumentParser, args) -> int:
     if args.command == "demo":
         from grader.demo import run
         return run(args)
+    if args.command == "grade":
+        return grade(subparser(parser, "grade"), args)
     return check(subparser(parser, "check"), args)
 
 
@@ -167,6 +185,29 @@ def check(parser: argparse.ArgumentParser, args) -> int:
         passed = sum(v.passed for v in verdicts)
         print(f"{passed} of {len(verdicts)} checks passed (seed {args.seed}).")
     return 0 if verdicts and all(v.passed for v in verdicts) and not (coming and args.exercises) else 1
+
+
+def grade(parser: argparse.ArgumentParser, args) -> int:
+    from grader import grade as grading
+
+    for unknown in (e for e in args.exercises or () if e not in exercises.BY_ID):
+        parser.error(exercises.unknown_message(unknown))
+    if args.jobs < 1 or (args.timeout is not None and args.timeout <= 0):
+        parser.error("--jobs and --timeout must be positive")
+    try:
+        found = grading.submissions(args.submissions)
+    except grading.SubmissionError as exc:
+        parser.error(str(exc))
+    if args.gradescope and len(found) > 1 and args.gradescope.is_file():
+        parser.error("--gradescope: several submissions need a folder, one results.json each")
+    selected = args.exercises or [e.id for e in exercises.EXERCISES if e.check is not None]
+    rows = grading.grade(found, selected, args.seed, args.jobs, args.timeout)
+    print(grading.table(rows))
+    if args.csv:
+        grading.write_csv(rows, args.csv)
+    if args.gradescope:
+        grading.write_gradescope(rows, args.gradescope)
+    return 0
 
 
 def list_exercises(impl: str) -> int:

@@ -12,13 +12,14 @@ import importlib
 import random
 import time
 import traceback
+from dataclasses import asdict
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import torch
 
-from grader import exercises, implementation, stats
+from grader import exercises, implementation, observation, stats, wire
 from grader.exercises import Exercise
 from grader.verdict import ERROR, FAILED, NOT_DEFINED, NOT_STARTED, PASSED, Finding, Verdict
 
@@ -41,6 +42,7 @@ class CheckRun:
         self.findings: list[Finding] = []
         self.tests: list[tuple[Finding, float]] = []
         self.properties = 0
+        self.skipped: list[tuple[str, str]] = []  # (property, why it could not be evaluated)
         self.revisions = []  # functions that may rewrite the failing findings' hints
 
     def revise(self, revision) -> None:
@@ -63,7 +65,8 @@ class CheckRun:
         where = f" {what}" if what else ""
         before = _snapshot((args, kwargs))
         try:
-            result = fn(*args, **kwargs)
+            with observation.learner_call():
+                result = fn(*args, **kwargs)
         except NotImplementedError as exc:
             raise self._unfinished(name, exc) from None
         except (SystemExit, KeyboardInterrupt) as exc:
@@ -124,6 +127,11 @@ class CheckRun:
         raise Stop(FAILED, f"{prop} failed, and the properties after it depend on it.",
                    Finding(prop, message, hint, table))
 
+    def skip(self, prop: str, why: str) -> None:
+        """A property this check cannot evaluate here: the verdict is then an error, never
+        a pass (a pass means every property was evaluated)."""
+        self.skipped.append((prop, why))
+
     def stop_if_failed(self, skipped: str) -> None:
         """End the check now if a deterministic property failed: what it would run next
         (``skipped``) could only measure the same bug again, and slowly."""
@@ -171,10 +179,120 @@ class CheckRun:
         if findings:
             return Verdict(self.exercise.id, FAILED, self._failed(findings), self.seed, findings,
                            self.properties)
+        if self.skipped or not self.properties:
+            why = "; ".join(f"{prop}: {reason}" for prop, reason in self.skipped) or "none was"
+            return Verdict(self.exercise.id, ERROR, f"{self.properties} properties hold, but not "
+                           f"every property was evaluated ({why}), so this is no pass.",
+                           self.seed, [], self.properties)
         tests = (f"{len(self.tests)} statistical tests at family error rate {FAMILY_ERROR_RATE:g}"
                  if self.tests else "no statistical tests")
         summary = f"all {self.properties} properties hold ({tests})."
         return Verdict(self.exercise.id, PASSED, summary, self.seed, [], self.properties)
+
+
+class RecordingCheckRun(CheckRun):
+    """The runner's check run: it calls the learner's code as CheckRun does, and sends
+    what each lookup and call gave (``send`` takes one JSON-able message)."""
+
+    def __init__(self, exercise: Exercise, module: ModuleType, seed: int, send):
+        super().__init__(exercise, module, seed)
+        self.send, self.handles, self.calls = send, wire.Handles(), 0
+
+    def function(self, name: str):
+        value = getattr(self.module, name, None)
+        where = getattr(self.module, "__file__", None) or self.module.__name__
+        self.send({"function": name, "where": str(where),
+                   "value": None if value is None else wire.encode(value, self.handles)})
+        return super().function(name)
+
+    def call(self, fn, *args, what: str = "", **kwargs):
+        index, digest = self.calls, wire.digest((fn, args, kwargs), self.handles)
+        self.calls += 1
+        try:
+            result = super().call(fn, *args, what=what, **kwargs)
+        except Stop as stop:
+            self.send({"call": index, "digest": digest, "observed": observation.changed_states(),
+                       "stop": {"status": stop.status, "summary": stop.summary, "traceback": stop.tb,
+                                "findings": [asdict(f) for f in stop.findings]}})
+            raise
+        self.send({"call": index, "digest": digest, "observed": observation.changed_states(),
+                   "result": wire.encode(result, self.handles)})
+        return result
+
+
+class ReplayCheckRun(CheckRun):
+    """The decider's check run: the learner's code never runs here. Each lookup and call
+    takes the runner's next record (``receive()``), checked against the call this check
+    makes; anything malformed ends the check with an error that blames the submission."""
+
+    STOPS = (ERROR, FAILED, NOT_STARTED)  # what a runner's Stop may say: never a pass
+
+    def __init__(self, exercise: Exercise, seed: int, receive):
+        super().__init__(exercise, None, seed)
+        self.receive, self.remotes, self.calls = receive, {}, 0
+
+    def function(self, name: str):
+        record = self._next("function", name)
+        if record["value"] is None:
+            raise Stop(NOT_DEFINED, f"`{name}` is not defined in {_text(record, 'where')}; "
+                                    f"the exercise {self.exercise.id} needs it.")
+        return self._decoded(record["value"])
+
+    def call(self, fn, *args, what: str = "", **kwargs):
+        index, digest = self.calls, wire.digest((fn, args, kwargs))
+        self.calls += 1
+        record = self._next("call", index)
+        if record.get("digest") != digest:
+            raise _forged(f"the answer to call {index} is for other arguments than the grader passed")
+        try:
+            observation.restore_states(record.get("observed", {}))
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            raise _forged(f"what call {index} observed is malformed ({exc})") from None
+        if "stop" in record:
+            raise self._stop(record["stop"])
+        if "result" not in record:
+            raise _forged(f"call {index} has no result")
+        return self._decoded(record["result"])
+
+    def _next(self, kind: str, key) -> dict:
+        record = self.receive()
+        if type(record) is dict and "crashed" in record:
+            raise Stop(ERROR, "the check could not go on with what your code returned: in the "
+                              "process running your code it raised an error (-v shows it). An "
+                              "object of your own class (a tensor or list subclass) does this; "
+                              "return plain tensors, lists and numbers.", tb=_text(record, "crashed"))
+        if type(record) is not dict or record.get(kind) != key:
+            raise _forged(f"expected the answer to {kind} {key!r}, got {str(record)[:120]}")
+        return record
+
+    def _decoded(self, data):
+        try:
+            return wire.decode(data, self.remotes)
+        except (wire.WireError, ValueError, TypeError) as exc:
+            raise _forged(f"a result does not decode ({exc})") from None
+
+    def _stop(self, data) -> Stop:
+        try:
+            if data["status"] not in self.STOPS:
+                raise ValueError(f"status {data['status']!r}")
+            findings = [Finding(**f) for f in data["findings"]]
+            if not all(isinstance(f.property, str) and isinstance(f.message, str) for f in findings):
+                raise ValueError("a finding without a property or message")
+            return Stop(data["status"], _text(data, "summary"), tb=_text(data, "traceback"),
+                        findings=findings)
+        except (KeyError, TypeError, ValueError) as exc:
+            return _forged(f"a Stop is malformed ({exc})")
+
+
+def _text(record: dict, key: str) -> str:
+    value = record.get(key)
+    return value[:20000] if isinstance(value, str) else ""
+
+
+def _forged(why: str) -> Stop:
+    return Stop(ERROR, f"the process running your code sent the grader something it never asks "
+                       f"for: {why}. Code that writes to the grader's channels, or changes the "
+                       "grader's modules, does this.")
 
 
 def run_check(exercise: Exercise, impl: str, seed: int) -> Verdict:
@@ -194,16 +312,21 @@ def run_check(exercise: Exercise, impl: str, seed: int) -> Verdict:
                           "module runs on import: keep it to definitions.", seed,
                           traceback=traceback.format_exc())
     else:
-        check_module = __import__(exercise.check, fromlist=["run"])
-        check = CheckRun(exercise, module, seed)
-        try:
-            check_module.run(check)
-            verdict = check.verdict()
-        except Stop as stop:
-            verdict = Verdict(exercise.id, stop.status, stop.summary, seed, stop.findings,
-                              check.properties, stop.tb, stopped=True)
+        with observation.check_scope(observation.DIRECT):
+            verdict = checked(CheckRun(exercise, module, seed))
     verdict.seconds = time.perf_counter() - start
     return verdict
+
+
+def checked(check: CheckRun) -> Verdict:
+    """Run the exercise's check with ``check``; its verdict, or the Stop that ended it."""
+    check_module = __import__(check.exercise.check, fromlist=["run"])
+    try:
+        check_module.run(check)
+        return check.verdict()
+    except Stop as stop:
+        return Verdict(check.exercise.id, stop.status, stop.summary, check.seed, stop.findings,
+                       check.properties, stop.tb, stopped=True)
 
 
 _OPAQUE = object()  # models, processors and other objects: not compared

@@ -7,16 +7,27 @@ nothing waits, so they are counted instead: the Python calls that read a tensor 
 host, made while no model forward is running (what a model does inside is its own).
 """
 import torch
+from torch.overrides import TorchFunctionMode
+
+from grader import observation
 
 READS = ("item", "tolist", "__bool__", "__int__", "__float__", "__index__", "cpu", "numpy")
 
 
-class HostSyncCounter:
+class HostSyncCounter(observation.Observer):
     """``with HostSyncCounter() as syncs:`` counts host reads in ``syncs.count``; models
-    wrapped with ``syncs.uncounted(model)`` read freely inside their forwards."""
+    wrapped with ``syncs.uncounted(model)`` read freely inside their forwards. Inside a
+    check only the learner's calls are counted (grader/observation.py)."""
 
     def __init__(self):
+        super().__init__()
         self.count, self.depth, self.saved = 0, 0, {}
+
+    def observed_state(self):
+        return self.count
+
+    def restore(self, state) -> None:
+        self.count = state
 
     def __enter__(self) -> "HostSyncCounter":
         for name in READS:
@@ -30,7 +41,7 @@ class HostSyncCounter:
 
     def _counting(self, original):
         def read(tensor, *args, **kwargs):
-            self.count += self.depth == 0
+            self.count += self.depth == 0 and observation.watching()
             return original(tensor, *args, **kwargs)
         return read
 
@@ -57,3 +68,23 @@ class Uncounted:
 
     def __getattr__(self, name):
         return getattr(self.model, name)
+
+
+class TorchCalls(TorchFunctionMode, observation.Observer):
+    """``with TorchCalls() as calls:`` counts the torch functions and tensor methods called
+    (``calls.count``): a loop over a batch's rows makes more of them as the batch grows."""
+
+    def __init__(self):
+        TorchFunctionMode.__init__(self)
+        observation.Observer.__init__(self)
+        self.count = 0
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        self.count += observation.watching()
+        return func(*args, **(kwargs or {}))
+
+    def observed_state(self):
+        return self.count
+
+    def restore(self, state) -> None:
+        self.count = state

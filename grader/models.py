@@ -14,6 +14,12 @@ from transformers.utils import logging as transformers_logging
 SHIPPED = Path(__file__).parent / "shipped"
 SHIPPED_TARGET = str(SHIPPED / "target")
 SHIPPED_DRAFTER = str(SHIPPED / "drafter")
+SHIPPED_MISSING = ("the shipped models are missing from grader/shipped/ (a checkout without them): "
+                   "reinstall the course, or restore that folder with git")
+
+
+def shipped_pair_present() -> bool:
+    return all((Path(path) / "config.json").is_file() for path in (SHIPPED_TARGET, SHIPPED_DRAFTER))
 
 
 def default_device() -> str:

@@ -8,7 +8,7 @@ import os
 from types import ModuleType
 
 from grader import exercises, implementation, progress
-from grader.isolation import run_isolated
+from grader.decider import run_isolated
 from grader.verdict import Verdict, format_html, format_text
 
 IMPL_VARIABLE = "COURSE_IMPL"  # set to "solutions" to run the notebooks on the reference

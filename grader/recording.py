@@ -1,5 +1,7 @@
 """A model wrapper that records what every forward is fed, to check cache discipline."""
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+
+from grader.observation import Observer
 
 
 @dataclass
@@ -12,12 +14,19 @@ class Forward:
     rows: int = 1  # the batch size of input_ids
 
 
-class RecordingModel:
+class RecordingModel(Observer):
     """Behaves like the wrapped causal LM; ``forwards`` lists what each call was fed."""
 
     def __init__(self, model):
+        super().__init__()
         self.model = model
         self.forwards: list[Forward] = []
+
+    def observed_state(self):
+        return [asdict(f) for f in self.forwards]
+
+    def restore(self, state) -> None:
+        self.forwards = [Forward(**f) for f in state]
 
     def __call__(self, input_ids=None, *args, **kwargs):
         if input_ids is None:

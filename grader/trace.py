@@ -8,7 +8,7 @@ the target was fed with the output tells which were accepted, and whether the ro
 last token was a correction or the bonus.
 """
 import html
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from grader.recording import Forward, RecordingModel
 
@@ -45,6 +45,13 @@ class LoggedModel(RecordingModel):
 
     def forward(self, *args, **kwargs):  # model.forward(...) is logged like model(...)
         return self(*args, **kwargs)
+
+    def observed_state(self):
+        return {"forwards": super().observed_state(), "log": [asdict(c) for c in self.log]}
+
+    def restore(self, state) -> None:
+        super().restore(state["forwards"])
+        self.log[:] = [Call(**c) for c in state["log"]]  # the list the check holds, shared
 
 
 @dataclass

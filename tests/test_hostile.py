@@ -14,7 +14,7 @@ TIMEOUT = 8  # seconds per check given to the grader
 
 CASES = [  # (file, exercise, status, words the diagnosis must contain)
     ("sys_exit", "autoregressive_generate", "error", "raised SystemExit"),
-    ("os_exit", "autoregressive_generate", "error", "ended without a verdict"),
+    ("os_exit", "autoregressive_generate", "error", "ended without finishing the check"),
     ("exit_on_import", "autoregressive_generate", "error", "failed with SystemExit"),
     ("keyboard_interrupt", "autoregressive_generate", "error", "raised KeyboardInterrupt"),
     ("kill_self", "autoregressive_generate", "error", "killed by SIGKILL"),
@@ -30,6 +30,14 @@ CASES = [  # (file, exercise, status, words the diagnosis must contain)
     ("missing_function", "autoregressive_generate", "not defined", "is not defined in"),
     ("returns_nan", "processors", "failed", "NaN/inf entries"),
     ("mutates_input", "processors", "failed", "changed one of its input tensors"),
+    # deliberate attacks on the grader: the verdict is decided where the learner's code never runs
+    ("forges_verdict_pipe", "max_fn", "error", "sent the grader something it never asks for"),
+    ("writes_inherited_fds", "max_fn", "error", "sent the grader something it never asks for"),
+    ("patches_harness", "max_fn", "failed", "returned NoneType"),
+    ("replaces_grader_modules", "max_fn", "failed", "norm(max(0, x))"),
+    ("patches_torch", "max_fn", "failed", "norm(max(0, x))"),
+    ("equal_to_everything", "autoregressive_generate", "failed", "returned AlwaysEqual"),
+    ("del_prints_passed", "max_fn", "error", "could not go on with what your code returned"),
 ]
 
 

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from grader import exercises, mutants
-from grader.harness import run_check
+from grader.decider import replayed
 from grader.verdict import FAILED
 
 MUTANTS = mutants.all_mutants(Path(__file__).parent / "mutants")
@@ -14,7 +14,7 @@ MUTANTS = mutants.all_mutants(Path(__file__).parent / "mutants")
 def test_mutant_fails_its_check(mutant, tmp_path):
     assert mutant.description, "a mutant says in its docstring what its bug is"
     path = mutants.build(mutant, tmp_path)
-    verdict = run_check(exercises.get(mutant.exercise), str(path), seed=0)
+    verdict = replayed(exercises.get(mutant.exercise), str(path), seed=0)
     assert verdict.status == FAILED, (verdict.status, verdict.summary)
     assert verdict.findings, "a failure names the property that failed"
 

@@ -8,7 +8,7 @@ import torch
 from grader import exercises, mutants, ngram_trace, tiny, trace
 from grader.checks import ngram as check_ngram
 from grader.checks.speculative_generate import NO_EOS
-from grader.harness import run_check
+from grader.decider import replayed
 from grader.models import SHIPPED_TARGET, load_pair
 from grader.verdict import format_text
 from solutions import sampling
@@ -151,6 +151,6 @@ def test_greedy_equals_target_alone_on_the_shipped_target():
 def test_correct_variants_pass(variant, tmp_path):
     """Variants of the reference that stay exact: the check must pass them."""
     path = mutants.build(mutants.load(variant), tmp_path)
-    verdict = run_check(exercises.get("ngram"), str(path), seed=0)
+    verdict = replayed(exercises.get("ngram"), str(path), seed=0)
     assert verdict.passed, format_text(verdict, verbose=True)
 

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from grader import exercises
-from grader.harness import run_check
+from grader.decider import replayed
 from grader.verdict import format_text
 from tests.conftest import ROOT, run_grader, shipped_lessons
 
@@ -14,7 +14,7 @@ READY = [e for e in exercises.EXERCISES if e.check is not None]
 
 @pytest.mark.parametrize("exercise", READY, ids=lambda e: e.id)
 def test_solutions_pass(exercise):
-    verdict = run_check(exercise, "solutions", seed=0)
+    verdict = replayed(exercise, "solutions", seed=0)
     assert verdict.passed, format_text(verdict, verbose=True)
 
 

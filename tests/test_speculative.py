@@ -8,7 +8,7 @@ import torch
 
 from grader import acceptance, exercises, trace
 from grader.checks.speculative_generate import NO_EOS, models
-from grader.harness import run_check
+from grader.decider import replayed
 from grader.host_syncs import HostSyncCounter
 from grader.models import SHIPPED_TARGET, load_pair
 from grader.verdict import FAILED, format_text
@@ -27,7 +27,7 @@ def test_skip_sample_adjustment_is_biased_and_the_grader_says_so(tmp_path):
     path.write_text("from solutions.speculative import speculative_generate as reference\n\n\n"
                     "def speculative_generate(*args, **kwargs):\n"
                     "    return reference(*args, **{**kwargs, 'skip_sample_adjustment': True})\n")
-    verdict = run_check(exercises.get("speculative_generate"), str(path), seed=0)
+    verdict = replayed(exercises.get("speculative_generate"), str(path), seed=0)
     assert verdict.status == FAILED, format_text(verdict)
     assert any(f.property.startswith("law") for f in verdict.findings)
 

@@ -4,7 +4,7 @@ that a learner's function calls is named as the culprit. The stubs come from git
 import pytest
 
 from grader import exercises, progress
-from grader.harness import run_check
+from grader.decider import replayed
 from grader.verdict import ERROR, NOT_STARTED, format_text
 from tests.conftest import PRISTINE, run_grader
 
@@ -19,7 +19,7 @@ def require_stubs(exercise) -> None:
 @pytest.mark.parametrize("exercise", READY, ids=lambda e: e.id)
 def test_shipped_stub_is_not_started(exercise, pristine_lessons):
     require_stubs(exercise)
-    verdict = run_check(exercise, PRISTINE, seed=0)
+    verdict = replayed(exercise, PRISTINE, seed=0)
     assert verdict.status == NOT_STARTED, format_text(verdict, verbose=True)
 
 
@@ -44,7 +44,7 @@ def test_a_stub_called_by_a_written_function_is_named(tmp_path, pristine_lessons
                     "generator=None):\n"
                     "    max_fn(target_dists)\n"
                     "    return reference(target_dists, proposal_dists, candidate_tokens, generator)\n")
-    verdict = run_check(exercises.get("speculative_sampling"), str(path), seed=0)
+    verdict = replayed(exercises.get("speculative_sampling"), str(path), seed=0)
     assert verdict.status == ERROR, format_text(verdict)
     for words in ("`max_fn`", "residual.py, line", "`grader check max_fn`",
                   "from solutions.residual import max_fn"):

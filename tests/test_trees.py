@@ -14,7 +14,7 @@ from transformers import DynamicCache
 from grader import bench_trees, exercises, laws, mutants, tree_laws
 from grader.checks import tree_attention, tree_generate
 from grader.checks.speculative_generate import NO_EOS, models
-from grader.harness import run_check
+from grader.decider import replayed
 from grader.host_syncs import HostSyncCounter
 from grader.trace import traced
 from grader.verdict import FAILED, format_text
@@ -209,7 +209,7 @@ def test_check_scenarios_do_what_they_claim():
 
 def test_the_grader_fails_typical_acceptance_on_the_output_law(tmp_path):
     mutant = mutants.load(Path(__file__).parent / "mutants" / "tree_typical_acceptance.py")
-    verdict = run_check(exercises.get("tree_generate"), str(mutants.build(mutant, tmp_path)), seed=0)
+    verdict = replayed(exercises.get("tree_generate"), str(mutants.build(mutant, tmp_path)), seed=0)
     assert verdict.status == FAILED, format_text(verdict)
     assert any(f.property.startswith("law of token") for f in verdict.findings)
     assert not any(f.property.startswith("greedy") for f in verdict.findings)  # exact under greedy

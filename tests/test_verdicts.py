@@ -3,7 +3,7 @@ hints that follow from which properties failed together, honest counts."""
 from pathlib import Path
 
 from grader import exercises, mutants
-from grader.harness import run_check
+from grader.decider import replayed
 from grader.verdict import FAILED, format_text
 
 MUTANTS = Path(__file__).parent / "mutants"
@@ -11,11 +11,11 @@ MUTANTS = Path(__file__).parent / "mutants"
 
 def verdict_of(mutant_name: str, tmp_path):
     mutant = mutants.load(MUTANTS / f"{mutant_name}.py")
-    return run_check(exercises.get(mutant.exercise), str(mutants.build(mutant, tmp_path)), seed=0)
+    return replayed(exercises.get(mutant.exercise), str(mutants.build(mutant, tmp_path)), seed=0)
 
 
 def test_a_check_without_statistical_tests_says_so():
-    verdict = run_check(exercises.get("max_fn"), "solutions", seed=0)
+    verdict = replayed(exercises.get("max_fn"), "solutions", seed=0)
     assert verdict.passed and "(no statistical tests)" in verdict.summary, verdict.summary
 
 
@@ -36,7 +36,7 @@ def test_the_cache_feed_table_comes_before_the_outputs_it_explains(tmp_path):
     source = (Path(__file__).parent.parent / "solutions" / "autoregressive.py").read_text()
     path.write_text(source.replace("        seen = cache.get_seq_length() if use_cache else 0\n",
                                    "        seen = 0\n"))
-    verdict = run_check(exercises.get("autoregressive_generate"), str(path), seed=0)
+    verdict = replayed(exercises.get("autoregressive_generate"), str(path), seed=0)
     assert verdict.status == FAILED
     properties = [f.property for f in verdict.findings]
     assert any(p.startswith("greedy output") for p in properties), properties

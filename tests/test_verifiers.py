@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from grader import exercises, stats, verifier_laws
-from grader.harness import run_check
+from grader.decider import replayed
 from grader.verdict import format_text
 from grader.verifier_cases import build_cases
 from solutions.residual import max_fn
@@ -127,7 +127,7 @@ def test_pooled_cells_reach_the_minimum_expectation():
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda p: p.stem)
 @pytest.mark.parametrize("exercise", ["speculative_decoding_verify", "speculative_sampling"])
 def test_correct_variants_pass(variant, exercise):
-    verdict = run_check(exercises.get(exercise), str(variant), seed=0)
+    verdict = replayed(exercises.get(exercise), str(variant), seed=0)
     assert verdict.passed, format_text(verdict, verbose=True)
 
 

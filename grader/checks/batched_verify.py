@@ -13,12 +13,11 @@ from collections import defaultdict
 
 import numpy as np
 import torch
-from torch.overrides import TorchFunctionMode
 
 from grader import laws, stats, verifier_laws
 from grader.checks import verifier_rounds as rounds
 from grader.harness import CheckRun
-from grader.host_syncs import HostSyncCounter
+from grader.host_syncs import HostSyncCounter, TorchCalls
 from grader.verifier_cases import build_cases, equal_distributions, zero_target_rounds
 
 LAW_DRAWS = 2000
@@ -118,18 +117,6 @@ def check_generator(check: CheckRun, verify) -> None:
     rounds.check_generator(check, lambda generator: verified(
         check, verify, p, q, drafts, "(with generator=torch.Generator().manual_seed(1234))",
         generator=generator), SMALL_DRAWS)
-
-
-class TorchCalls(TorchFunctionMode):
-    """Counts the torch functions and tensor methods called inside ``with``."""
-
-    def __init__(self):
-        super().__init__()
-        self.count = 0
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        self.count += 1
-        return func(*args, **(kwargs or {}))
 
 
 def check_vectorised(check: CheckRun, verify) -> None:

@@ -17,12 +17,11 @@ so the forwards must be the reference's. Under sampling: the law of the first L 
 computed exactly by enumeration through the tiny target, jointly and token by token.
 """
 from dataclasses import dataclass
-from pathlib import Path
 
 from grader import laws, ngram_trace, stats, tiny
 from grader.checks.speculative_generate import MODEL_SEED, NO_EOS, generated
 from grader.harness import CheckRun, Stop
-from grader.models import SHIPPED_TARGET, load_pair
+from grader.models import SHIPPED_MISSING, load_pair, shipped_pair_present
 from grader.trace import LoggedModel
 from grader.verdict import ERROR
 from solutions import sampling
@@ -306,7 +305,8 @@ def check_fixed_drafts(check, generate, target, prop, fixed_run: Run, hint):
 
 
 def check_shipped_pair(check, generate):
-    if not (Path(SHIPPED_TARGET) / "config.json").is_file():
+    if not shipped_pair_present():
+        check.skip("the shipped pair", SHIPPED_MISSING)
         return
     target, _, tokenizer = load_pair(device="cpu")
     prompt = tokenizer("def area(width, height):\n    return width * height\n\n\n"

@@ -9,13 +9,12 @@ token) under several processors, gammas, prompts and drafters, and the law of th
 acceptance rate the loop returns (grader/acceptance.py).
 """
 import copy
-from pathlib import Path
 
 import torch
 
 from grader import acceptance, laws, stats, tiny
 from grader.harness import CheckRun
-from grader.models import SHIPPED_TARGET, load_pair
+from grader.models import SHIPPED_MISSING, load_pair, shipped_pair_present
 from grader.trace import LoggedModel, traced
 from solutions import sampling
 from solutions.autoregressive import as_list, autoregressive_generate
@@ -211,7 +210,8 @@ def check_forwards(check, generate, target, drafter):
 
 
 def check_shipped_pair(check, generate, use_cache):
-    if not (Path(SHIPPED_TARGET) / "config.json").is_file():
+    if not shipped_pair_present():
+        check.skip("the shipped pair", SHIPPED_MISSING)
         return
     target, drafter, tokenizer = load_pair(device="cpu")
     prompt = tokenizer("def read_config(path):\n")["input_ids"]

@@ -11,13 +11,12 @@ on the shipped pair, and a second call that must compile nothing new. A loop tha
 deterministic property stops there: the exact-law tests would only measure the same bug.
 """
 import functools
-from pathlib import Path
 
-from grader import laws, stats
+from grader import laws, observation, stats
 from grader.checks import speculative_generate as loop
 from grader.harness import CheckRun
 from grader.host_syncs import HostSyncCounter
-from grader.models import SHIPPED_TARGET, load_pair
+from grader.models import SHIPPED_MISSING, load_pair, shipped_pair_present
 from grader.trace import LoggedModel
 from solutions import sampling
 from solutions.autoregressive import autoregressive_generate
@@ -203,12 +202,11 @@ def check_compiled(check, fast):
     with another prompt length and other short final rounds. Only for a loop that passed
     the eager properties: compiling a broken loop costs minutes and can tell nothing new."""
     check.stop_if_failed("compiled run on the shipped pair")
-    if not (Path(SHIPPED_TARGET) / "config.json").is_file():
+    if not shipped_pair_present():
+        check.skip("the shipped pair", SHIPPED_MISSING)
         return
-    import torch._dynamo.utils
-
     target, drafter, tokenizer = load_pair(device="cpu")
-    graphs = torch._dynamo.utils.counters["stats"]
+    graphs = CompiledGraphs()
     compiled_before = None
     for prompt_text, length in (("def read_config(path):\n", 24), ("import os\n\nclass ", 17)):
         prompt = tokenizer(prompt_text)["input_ids"]
@@ -219,11 +217,33 @@ def check_compiled(check, fast):
         check.require(f"compiled greedy output (shipped pair, max_gen_len={length})", ids == expected,
                       f"gave {ids}; greedy decoding of the shipped target alone gives {expected}")
         if compiled_before is not None:
-            new = graphs["unique_graphs"] - compiled_before
+            new = graphs.count - compiled_before
             check.require("no recompile for another prompt or shorter last rounds", new == 0,
                           f"the second compiled call built {new} new graph(s)",
                           "keep the shapes of the compiled steps fixed: the drafter's [1, 1] step "
                           "and the target's [1, gamma + 1] verification in every round (draft "
                           "gamma, count only what fits), a cache length that does not depend on "
                           "the prompt, and the eager prefill outside the compiled steps")
-        compiled_before = graphs["unique_graphs"]
+        compiled_before = graphs.count
+
+
+class CompiledGraphs(observation.Observer):
+    """How many graphs torch.compile has built in the process running the learner's code."""
+
+    def __init__(self):
+        super().__init__()
+        self.restored = 0
+
+    @property
+    def count(self) -> int:
+        if observation.mode() == observation.REPLAY:
+            return self.restored
+        import torch._dynamo.utils
+
+        return torch._dynamo.utils.counters["stats"]["unique_graphs"]
+
+    def observed_state(self):
+        return self.count
+
+    def restore(self, state) -> None:
+        self.restored = state

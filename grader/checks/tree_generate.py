@@ -13,7 +13,6 @@ level), the law of ``mean_accepted``, and the law of the root's first two childr
 from the target's forward (i.i.d. draws of q). From the same runs: one target forward per
 round, scoring the whole tree, and ``mean_accepted`` = accepted / target forwards.
 """
-from pathlib import Path
 
 import torch
 
@@ -22,7 +21,7 @@ from grader.checks import kv_cache
 from grader.checks.speculative_generate import GREEDY, NO_EOS, models
 from grader.checks.verifier_rounds import LAW_TEST
 from grader.harness import CheckRun
-from grader.models import SHIPPED_TARGET, load_pair
+from grader.models import SHIPPED_MISSING, load_pair, shipped_pair_present
 from grader.trace import LoggedModel
 from solutions import sampling
 from solutions.autoregressive import as_list, autoregressive_generate
@@ -188,7 +187,8 @@ def check_max_gen_len(check, generate, target, drafter):
 
 
 def check_shipped_pair(check, generate):
-    if not (Path(SHIPPED_TARGET) / "config.json").is_file():
+    if not shipped_pair_present():
+        check.skip("the shipped pair", SHIPPED_MISSING)
         return
     target, drafter, tokenizer = load_pair(device="cpu")
     prompt = tokenizer("def read_config(path):\n")["input_ids"]

@@ -1,0 +1,105 @@
+"""What checks observe of the learner's code while it runs, carried from the runner to the decider.
+
+A check that grades for real runs twice: in the runner, the process that runs the
+learner's code, and in the decider, which never runs it and decides the verdict
+(grader/decider.py). Some check objects watch the learner's code from inside: a model
+wrapper records what each forward was fed, a counter counts host reads. They subclass
+``Observer``. Both processes create them in the same order (the same check code), so an
+observer is known by its creation index. In the runner, after each learner call, the
+state of every observer that changed during it is sent with the call's result; in the
+decider, the same observers take that state instead of watching anything.
+
+Modes: ``direct`` (one process, the tests and the in-process ``run_check``), ``record``
+(the runner) and ``replay`` (the decider). Outside a check everything is ``direct``.
+"""
+import json
+import weakref
+from contextlib import contextmanager
+
+DIRECT, RECORD, REPLAY = "direct", "record", "replay"
+
+
+class _State:
+    def __init__(self, mode: str = DIRECT, in_check: bool = False):
+        self.mode, self.in_check = mode, in_check
+        self.in_call = False
+        self.observers: list[weakref.ref] = []
+        self.sent: dict[int, str] = {}  # index -> the state last sent or restored, as JSON
+
+
+_state = _State()
+
+
+class Observer:
+    """A check object that watches the learner's code; subclasses give their state as
+    plain data (``observed_state``) and take it back (``restore``)."""
+
+    def __init__(self):
+        self.observer_index = len(_state.observers)
+        _state.observers.append(weakref.ref(self))
+
+    def observed_state(self):
+        raise NotImplementedError
+
+    def restore(self, state) -> None:
+        raise NotImplementedError
+
+
+def watching() -> bool:
+    """Whether observers should count what happens now: during a learner call, or outside
+    any check (a benchmark, a test using a counter directly); never in the decider."""
+    if _state.mode == REPLAY:
+        return False
+    return _state.in_call or not _state.in_check
+
+
+@contextmanager
+def check_scope(mode: str):
+    """A check run: observers are numbered from 0, in ``mode``."""
+    saved = _state.__dict__.copy()
+    _state.__init__(mode, in_check=True)
+    try:
+        yield
+    finally:
+        _state.__dict__.clear()
+        _state.__dict__.update(saved)
+
+
+def mode() -> str:
+    return _state.mode
+
+
+@contextmanager
+def learner_call():
+    """Around one call of the learner's code (direct and record modes)."""
+    _state.in_call = True
+    try:
+        yield
+    finally:
+        _state.in_call = False
+
+
+def changed_states() -> dict[int, object]:
+    """{index: state} of the observers whose state differs from the last one sent."""
+    changed = {}
+    for index, ref in enumerate(_state.observers):
+        observer = ref()
+        if observer is None:
+            continue
+        state = observer.observed_state()
+        text = json.dumps(state, sort_keys=True)
+        if _state.sent.get(index) != text:
+            _state.sent[index] = text
+            changed[index] = state
+    return changed
+
+
+def restore_states(states: dict) -> None:
+    """Give the decider's observers the states the runner sent (index as a string key)."""
+    for key, state in states.items():
+        index = int(key)
+        observer = _state.observers[index]() if 0 <= index < len(_state.observers) else None
+        if observer is None:
+            raise ValueError(f"a state for observer {index}, which this check never created")
+        observer.restore(state)
+        _state.sent[index] = json.dumps(state, sort_keys=True)

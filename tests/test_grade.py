@@ -1,0 +1,94 @@
+"""`grader grade` over a class folder: a correct, a buggy, a hostile (zipped) and a
+not-started submission, and one that imports the reference; the table, the CSV and
+Gradescope's results.json; the learners' files untouched."""
+import csv
+import hashlib
+import json
+import re
+import zipfile
+from pathlib import Path
+
+from tests.conftest import ROOT, run_grader, shipped_lessons
+
+EXERCISES = ["processors", "max_fn"]
+
+
+def finished_lessons() -> dict[str, str]:
+    """A learner's lessons/ with every exercise done: the reference, importing itself as lessons."""
+    files = {p.name: re.sub(r"\bsolutions\b(?=[.\s])", "lessons", p.read_text())
+             for p in (ROOT / "solutions").glob("*.py") if p.name != "__init__.py"}
+    files["__init__.py"] = (ROOT / "lessons" / "__init__.py").read_text()
+    return files
+
+
+def write_submission(folder: Path, files: dict[str, str]) -> None:
+    (folder / "lessons").mkdir(parents=True)
+    for name, text in files.items():
+        (folder / "lessons" / name).write_text(text)
+
+
+def class_folder(root: Path) -> Path:
+    submissions = root / "class"
+    done = finished_lessons()
+    write_submission(submissions / "alice", done)  # correct
+    buggy = dict(done, **{"residual.py": done["residual.py"].replace("x.clamp(min=0)", "x")})
+    write_submission(submissions / "bob", buggy)  # max_fn without the clamp
+    hostile = dict(done, **{"residual.py": (ROOT / "tests/hostile/forges_verdict_pipe.py").read_text()})
+    write_submission(root / "carol", hostile)  # forges a verdict; handed in as a zip
+    with zipfile.ZipFile(submissions / "carol.zip", "w") as archive:
+        for path in (root / "carol").rglob("*.py"):
+            archive.write(path, path.relative_to(root / "carol"))
+    stubs = shipped_lessons()
+    write_submission(submissions / "dave", stubs)  # not started
+    copied = dict(stubs, **{"residual.py": "from solutions.residual import max_fn  # noqa: F401\n"})
+    write_submission(submissions / "erin", copied)  # the reference, imported
+    return submissions
+
+
+def fingerprint(folder: Path) -> str:
+    return hashlib.sha256(b"".join(p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file())).hexdigest()
+
+
+def test_grade_a_class(tmp_path):
+    submissions = class_folder(tmp_path)
+    before = fingerprint(submissions)
+    out_csv, gradescope = tmp_path / "grades.csv", tmp_path / "gradescope"
+    result = run_grader("grade", str(submissions), "--exercises", *EXERCISES, "--jobs", "2",
+                        "--seed", "7", "--csv", str(out_csv), "--gradescope", str(gradescope))
+    assert result.returncode == 0, result.stdout + result.stderr
+    table = {line.split()[0]: line for line in result.stdout.splitlines()[1:]}
+    assert set(table) == {"alice", "bob", "carol", "dave", "erin"}, result.stdout
+    assert table["alice"].split()[-1] == "2/2"
+    assert table["bob"].split()[-1] == "1/2" and "failed" in table["bob"]
+    assert table["carol"].split()[-1] == "1/2" and "error" in table["carol"]
+    assert table["dave"].split()[-1] == "0/2" and "not started" in table["dave"]
+
+    rows = {(r["submission"], r["exercise"]): r for r in csv.DictReader(out_csv.open())}
+    assert len(rows) == 10
+    assert rows[("alice", "max_fn")]["status"] == "passed"
+    assert rows[("bob", "max_fn")]["status"] == "failed" and int(rows[("bob", "max_fn")]["failed"]) > 0
+    assert rows[("carol", "max_fn")]["status"] == "error"
+    assert "never asks for" in rows[("carol", "max_fn")]["summary"]
+    assert rows[("dave", "processors")]["status"] == "not started"
+    assert rows[("erin", "max_fn")]["status"] == "error"
+    assert "refused while grading" in rows[("erin", "max_fn")]["summary"]
+
+    alice = json.loads((gradescope / "alice" / "results.json").read_text())
+    assert alice["score"] == 2.0 and [t["name"] for t in alice["tests"]] == EXERCISES
+    assert all(t["max_score"] == 1.0 and t["output"] for t in alice["tests"])
+    bob = json.loads((gradescope / "bob" / "results.json").read_text())
+    assert bob["score"] == 1.0
+    assert fingerprint(submissions) == before  # the learners' files are only read
+
+
+def test_one_submission_writes_one_results_file(tmp_path):
+    write_submission(tmp_path / "me", finished_lessons())
+    results = tmp_path / "results.json"
+    result = run_grader("grade", str(tmp_path / "me"), "--exercises", "max_fn", "--gradescope", str(results))
+    assert result.returncode == 0, result.stderr
+    assert json.loads(results.read_text())["tests"][0]["score"] == 1.0
+
+
+def test_no_submission_is_a_usage_error(tmp_path):
+    result = run_grader("grade", str(tmp_path / "nowhere"))
+    assert result.returncode == 2 and "no file or folder" in result.stderr
