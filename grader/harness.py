@@ -101,7 +101,8 @@ class CheckRun:
         frame = traceback.extract_tb(exc.__traceback__)[-1]
         raiser = _qualname(exc.__traceback__)
         if raiser.split(".")[0] in self.exercise.functions:
-            return Stop(NOT_STARTED, f"`{name}` still raises NotImplementedError: "
+            unwritten = f"`{name}`" if raiser == name else f"`{name}` calls `{raiser}`, which"
+            return Stop(NOT_STARTED, f"{unwritten} still raises NotImplementedError: "
                                      "write it, then check again.")
         helper = raiser.split(".")[0]
         owner = next((e for e in exercises.EXERCISES if helper in e.functions), None)

@@ -50,3 +50,16 @@ def test_a_stub_called_by_a_written_function_is_named(tmp_path, pristine_lessons
                   "from solutions.residual import max_fn"):
         assert words in verdict.summary, verdict.summary
     assert "max_fn(target_dists)" in verdict.traceback  # `-v` shows where it was called
+
+
+def test_a_stub_method_of_the_same_exercise_is_named(tmp_path):
+    """Lesson 8: the loop written, `Lane.feed` still a stub: "not started", naming Lane.feed."""
+    path = tmp_path / "batched.py"
+    path.write_text("class Lane:\n"
+                    "    def feed(self, tokens, valid):\n"
+                    "        raise NotImplementedError\n\n\n"
+                    "def batched_speculative_generate(prompts, drafter, target, **kwargs):\n"
+                    "    return Lane().feed(None, None)\n")
+    verdict = replayed(exercises.get("batched_generate"), str(path), seed=0)
+    assert verdict.status == NOT_STARTED, format_text(verdict)
+    assert "`batched_speculative_generate` calls `Lane.feed`" in verdict.summary, verdict.summary
