@@ -1,7 +1,10 @@
-"""``check("<exercise>")`` for notebooks: the same isolated check as `grader check`.
+"""``check("<exercise>")`` for notebooks: the same two-process check as `grader check`.
 
-The learner's code is read from disk in a child process, so a stale kernel never gives
-a false verdict. The text printed is deterministic (no timings), so nbval can compare it.
+The learner's code is read from disk by a runner process, so a stale kernel never gives a
+false verdict. The verdict is decided in the kernel itself, where the learner's notebook
+code also runs: enough for learning; grading for credit uses `grader grade`, which
+decides outside the learner's reach (docs/grading.md). The text printed is deterministic
+(no timings), so nbval can compare it.
 """
 import importlib
 import os
