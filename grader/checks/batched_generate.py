@@ -16,6 +16,7 @@ from grader import acceptance, laws, stats
 from grader.checks.speculative_generate import (
     GREEDY,
     NO_EOS,
+    law_tests,
     models,
     same_processor_hint,
 )
@@ -222,14 +223,7 @@ def check_law(check, generate, target, drafters, case):
     for row, prompt in enumerate(case.prompts):
         label = f"row {row}, prompt {prompt} of {case!r}"
         law = laws.sequence_law(target, prompt, case.length, case.processor, as_list(case.eos))
-        observed = [run[row] for run in outputs]
-        check.test(f"law of the first {case.length} tokens ({label})",
-                   stats.goodness_of_fit(observed, law, "sequence"), LAW_HINT)
-        for position in range(case.length):
-            tokens = [s[position] if position < len(s) else None for s in observed]
-            check.test(f"law of token {position + 1} ({label})",
-                       stats.goodness_of_fit(tokens, laws.marginal(law, position),
-                                             f"token {position + 1}"), LAW_HINT)
+        law_tests(check, [run[row] for run in outputs], law, case.length, label, LAW_HINT)
         if case.eos == NO_EOS:  # the rate's exact law counts every round (grader/acceptance.py)
             rate_law = acceptance.rate_law(target, drafters[case.drafter], prompt, case.gamma,
                                            case.length, case.processor, first_target=True)

@@ -259,9 +259,14 @@ def sequence_tests(check, samples, target, case):
     hint = ("the output must follow the target's law: accept draft i with probability "
             "min(1, p_i/q_i), resample a rejection from max_fn(p_i - q_i), take the bonus from "
             "p_k when all k drafts are accepted, and let the target choose the first token")
-    check.test(f"law of the first {case.length} tokens ({label})",
+    law_tests(check, samples, law, case.length, label, hint)
+
+
+def law_tests(check, samples, law: dict, length: int, label: str, hint: str) -> None:
+    """The joint law of the first ``length`` tokens of ``samples`` and each token's law."""
+    check.test(f"law of the first {length} tokens ({label})",
                stats.goodness_of_fit(samples, law, "sequence"), hint)
-    for position in range(case.length):
+    for position in range(length):
         observed = [s[position] if position < len(s) else None for s in samples]
         check.test(f"law of token {position + 1} ({label})",
                    stats.goodness_of_fit(observed, laws.marginal(law, position),
