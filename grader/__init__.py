@@ -1,7 +1,35 @@
-"""The course's toolkit: checks, statistics, exact laws, tiny models, the shipped pair, the CLI.
+"""The course's toolkit: the grader, its exact-law oracle, the benchmarks, the models.
 
 ``from grader import check, load_pair``; both are imported on first use, so the
 command line starts without loading torch.
+
+Layout, by the part each package plays:
+
+- the fronts: ``cli`` (``grader check|list|bench|demo|grade``), ``notebook`` (``check()``
+  in a notebook), ``grade`` (a class graded for an instructor), ``progress`` (statuses);
+- shared records: ``exercises`` (the table of exercises), ``verdict`` (verdicts and their
+  text), ``wire`` (what may cross from the runner to the decider), ``implementation``
+  (where a learner's code is found and imported);
+- ``decider/``: the process that decides verdicts; it replays checks on the runner's
+  records and never imports the learner's code;
+- ``runner/``: the process that imports the learner's code, runs the checks on it and
+  sends what every call gave;
+- ``checks/``: one check per exercise, and ``checks.harness`` (``CheckRun``), which both
+  processes run them with;
+- ``observers/``: what a check puts around the learner's code to watch it (model wrappers
+  that log forwards, host-sync and torch-call counters), carried as data to the decider;
+- ``oracle/``: exact laws, tiny enumerable models and the statistical tests;
+- ``bench/``: ``grader bench`` and ``grader demo``, and the measurements notebooks draw;
+- ``models/``: the shipped pair (``models/shipped/``), its corpus, the synthetic pair;
+- ``selftest/``: the grader's tests of itself: mutants each check must catch, valid
+  variants it must pass, and checks run in one process for the test suite.
+
+What may import what (tests/test_layout.py holds the code to it): the oracle, observers,
+models and shared records import no other part; the checks import only those (and the
+reference ``solutions``); the decider adds the checks, but never ``implementation``, the
+runner or a learner's package; the runner imports the checks and ``implementation``; no
+part imports ``lessons`` by name. The runner runs the checks' own code to make their calls
+in order, statistics included; nothing it computes is trusted.
 """
 __all__ = ["check", "load_pair"]
 

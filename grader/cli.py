@@ -5,9 +5,9 @@ import sys
 from pathlib import Path
 
 from grader import exercises, implementation, progress
-from grader.implementation import DEFAULT_IMPL
+from grader.bench.timing import DEFAULT_THREADS
 from grader.decider import run_isolated
-from grader.timing import DEFAULT_THREADS
+from grader.implementation import DEFAULT_IMPL
 from grader.verdict import COMING, SYMBOLS, format_text, to_json
 
 DEFAULT_SEED = 0
@@ -147,10 +147,10 @@ def run_command(parser: argparse.ArgumentParser, args) -> int:
     if args.command == "list":
         return list_exercises(args.impl)
     if args.command == "bench":
-        from grader.bench_command import run
+        from grader.bench.command import run
         return run(args)
     if args.command == "demo":
-        from grader.demo import run
+        from grader.bench.demo import run
         return run(args)
     if args.command == "grade":
         return grade(subparser(parser, "grade"), args)

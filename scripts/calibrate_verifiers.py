@@ -42,7 +42,7 @@ def family_levels(impl: str, exercise_id: str, seeds: list[int]) -> tuple[list[f
     import torch
 
     from grader import exercises, implementation
-    from grader.harness import CheckRun, Stop
+    from grader.checks.harness import CheckRun, Stop
 
     torch.set_num_threads(1)
     exercise = exercises.get(exercise_id)
@@ -76,7 +76,7 @@ def tail_ratio(law: dict, n: int, statistic: str, min_expected: float, reps: int
     import numpy as np
     from scipy.stats import chi2
 
-    from grader import stats
+    from grader.oracle import stats
 
     cells = stats.pooled_cells(law, n, min_expected)
     if len(cells) < 2:
@@ -101,8 +101,8 @@ def tail_ratio(law: dict, n: int, statistic: str, min_expected: float, reps: int
 def tail_accuracy(reps: int) -> None:
     import numpy as np
 
-    from grader import verifier_laws
     from grader.checks.speculative_sampling import CASES
+    from grader.oracle import verifier_laws
 
     rng = np.random.default_rng(0)
     ratios = {name: {} for name in SETTINGS}  # setting -> test kind -> ratios

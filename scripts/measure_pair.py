@@ -18,8 +18,8 @@ import torch
 import torch.nn.functional as F
 from transformers import DynamicCache
 
-from grader.corpus import corpus_files, encode, held_out_prompts
 from grader.models import SHIPPED_DRAFTER, SHIPPED_TARGET, load_pair
+from grader.models.corpus import corpus_files, encode, held_out_prompts
 from solutions.autoregressive import autoregressive_generate
 from solutions.sampling import GreedyProcessor, MultinomialProcessor
 

@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from grader import laws, mutants, verifier_laws  # noqa: E402
-from grader.harness import FAMILY_ERROR_RATE  # noqa: E402
+from grader.checks.harness import FAMILY_ERROR_RATE  # noqa: E402
 from scripts.power_trees import test_power  # noqa: E402  (one test's power, noncentral χ²)
 
 EXERCISES = ("batched_verify", "batched_generate")
@@ -192,7 +192,7 @@ def main():
 def test_counts() -> dict:
     """{check: how many statistical tests it makes on the reference} (Holm's m)."""
     from grader import exercises
-    from grader.harness import run_check
+    from grader.selftest.in_process import run_check
 
     summaries = {e: run_check(exercises.get(e), "solutions", 0).summary for e in EXERCISES}
     return {e: int(re.search(r"(\d+) statistical tests", s).group(1)) for e, s in summaries.items()}

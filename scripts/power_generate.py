@@ -42,8 +42,8 @@ def calibration(job: tuple[int, int]) -> int:
     import numpy as np
     import torch
 
-    from grader import acceptance, laws, stats
-    from grader.harness import FAMILY_ERROR_RATE
+    from grader.checks.harness import FAMILY_ERROR_RATE
+    from grader.oracle import acceptance, laws, stats
     from solutions.autoregressive import as_list
 
     torch.set_num_threads(1)
@@ -151,7 +151,7 @@ family error rate 1e-3: {calibrated} rejections, a rate of {calibrated / args.ca
 correlation). It is above the nominal 1e-3 because Pearson's χ² p-values are too small
 far in the tail, where Holm's thresholds lie (about 4e-5): cells expected 5 to 20 times
 have skewed counts, and a test with p < 1e-4 happens 2 to 5 times more often than 1e-4.
-Monte Carlo p-values, or cells pooled to a larger expectation, in `grader/stats.py` would
+Monte Carlo p-values, or cells pooled to a larger expectation, in `grader/oracle/stats.py` would
 bring it back to 1e-3 for every check.
 
 ## Time

@@ -33,8 +33,8 @@ sys.path.insert(0, str(ROOT))
 
 from grader import laws, mutants, stats, tree_laws  # noqa: E402
 from grader.checks import multi_draft, tree_generate  # noqa: E402
+from grader.checks.harness import FAMILY_ERROR_RATE  # noqa: E402
 from grader.checks.verifier_rounds import LAW_TEST  # noqa: E402
-from grader.harness import FAMILY_ERROR_RATE  # noqa: E402
 from solutions.autoregressive import as_list  # noqa: E402
 
 EXERCISES = ("multi_draft", "tree_attention", "tree_generate")
@@ -300,7 +300,7 @@ probability at most 1e-3 per check; lesson 9's three checks together must stay w
   The cache and counting bugs are caught by deterministic properties (greedy output,
   forward-by-forward cache discipline, the range of `mean_accepted`).
 
-All tests are G-tests with cells expected at least 20 times (`grader/stats.py`), whose
+All tests are G-tests with cells expected at least 20 times (`grader/oracle/stats.py`), whose
 p-values hold in the tail where Holm's thresholds lie ([statistics.md](statistics.md)).
 
 ## Mutants

@@ -27,7 +27,7 @@ def detections(path: str, exercise_id: str, seeds: list[int]) -> tuple[int, floa
     import torch
 
     from grader import exercises
-    from grader.harness import run_check
+    from grader.selftest.in_process import run_check
     from grader.verdict import FAILED
 
     torch.set_num_threads(1)
@@ -47,7 +47,7 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", default=None, help="mutant names (default: all)")
     args = parser.parse_args()
 
-    from grader import mutants
+    from grader.selftest import mutants
 
     chosen = [m for m in mutants.all_mutants(ROOT / "tests" / "mutants") if m.exercise in EXERCISES
               and (args.only is None or m.name in args.only)]

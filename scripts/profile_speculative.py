@@ -16,9 +16,9 @@ from torch.profiler import ProfilerActivity, profile  # noqa: E402
 from transformers import AutoTokenizer  # noqa: E402
 
 from grader import synthetic  # noqa: E402
-from grader.bench_command import DTYPES  # noqa: E402
-from grader.corpus import held_out_prompts  # noqa: E402
+from grader.bench.command import DTYPES  # noqa: E402
 from grader.models import SHIPPED_TARGET  # noqa: E402
+from grader.models.corpus import held_out_prompts  # noqa: E402
 from solutions.sampling import GreedyProcessor  # noqa: E402
 from solutions.speculative import speculative_generate  # noqa: E402
 

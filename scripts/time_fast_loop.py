@@ -24,8 +24,8 @@ sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
 
-from grader.corpus import held_out_prompts  # noqa: E402
 from grader.models import load_pair  # noqa: E402
+from grader.models.corpus import held_out_prompts  # noqa: E402
 from solutions.autoregressive import autoregressive_generate  # noqa: E402
 from solutions.fast import fast_autoregressive_generate, fast_speculative_generate  # noqa: E402
 from solutions.speculative import speculative_generate  # noqa: E402

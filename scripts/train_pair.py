@@ -14,7 +14,7 @@ suites and IDLE left out), so every machine has it offline. Steps:
 Both are written with ``save_pretrained`` (safetensors, float32) into ``--out``.
 One file in fifty is held out; ``scripts/measure_pair.py`` reports on it.
 
-    python scripts/train_pair.py --out grader/shipped
+    python scripts/train_pair.py --out grader/models/shipped
 """
 import argparse
 import math
@@ -26,7 +26,7 @@ import torch.nn.functional as F
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
-from grader.corpus import corpus_files, encode, read
+from grader.models.corpus import corpus_files, encode, read
 
 SPECIAL_TOKENS = ["<pad>", "</s>", "<s>"]
 
@@ -126,7 +126,7 @@ def distillation(target):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=Path("grader/shipped"))
+    parser.add_argument("--out", type=Path, default=Path("grader/models/shipped"))
     parser.add_argument("--vocab-size", type=int, default=4096)
     parser.add_argument("--target-steps", type=int, default=3000)
     parser.add_argument("--drafter-steps", type=int, default=1200)

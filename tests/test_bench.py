@@ -8,26 +8,26 @@ import time
 import pytest
 import torch
 
-from grader import bench
+from grader.bench import speedup
 from tests.conftest import run_grader
 
 
 def test_theory_formulas():
-    assert bench.theory_tokens_per_call(0.0, 4) == 1.0
-    assert bench.theory_tokens_per_call(1.0, 4) == 5.0
-    assert bench.theory_tokens_per_call(0.5, 1) == pytest.approx(1.5)
-    assert bench.theory_speedup(0.5, 1, 0.5) == pytest.approx(1.0)
+    assert speedup.theory_tokens_per_call(0.0, 4) == 1.0
+    assert speedup.theory_tokens_per_call(1.0, 4) == 5.0
+    assert speedup.theory_tokens_per_call(0.5, 1) == pytest.approx(1.5)
+    assert speedup.theory_speedup(0.5, 1, 0.5) == pytest.approx(1.0)
 
 
 def test_tokens_per_call_along_the_text():
     """All accepted: rounds of γ + 1 tokens; none: one token a round; one α everywhere, on a
     long text: the formula; long easy and hard stretches: fewer than the formula says."""
-    assert bench.tokens_per_call_along([[1.0] * 129], 4) == pytest.approx(128 / 26)  # 25 rounds of 5, one of 3
-    assert bench.tokens_per_call_along([[0.0] * 129], 4) == 1.0
-    assert bench.tokens_per_call_along([[0.85] * 10001], 4) == pytest.approx(
-        bench.theory_tokens_per_call(0.85, 4), rel=1e-3)
+    assert speedup.tokens_per_call_along([[1.0] * 129], 4) == pytest.approx(128 / 26)  # 25 rounds of 5, one of 3
+    assert speedup.tokens_per_call_along([[0.0] * 129], 4) == 1.0
+    assert speedup.tokens_per_call_along([[0.85] * 10001], 4) == pytest.approx(
+        speedup.theory_tokens_per_call(0.85, 4), rel=1e-3)
     stretches = [1.0] * 5000 + [0.7] * 5001
-    assert bench.tokens_per_call_along([stretches], 4) < 0.97 * bench.theory_tokens_per_call(0.85, 4)
+    assert speedup.tokens_per_call_along([stretches], 4) < 0.97 * speedup.theory_tokens_per_call(0.85, 4)
 
 
 def test_bench_runs_and_reports_consistent_numbers(tmp_path):
@@ -46,7 +46,7 @@ def test_bench_runs_and_reports_consistent_numbers(tmp_path):
     assert 0 <= report["acceptance_rate"] <= 1 and 0 <= report["alpha"] <= 1
     assert 1 <= report["tokens_per_target_call"] <= gamma + 1
     assert report["theory_tokens_per_target_call"] == pytest.approx(
-        bench.theory_tokens_per_call(report["alpha"], gamma))
+        speedup.theory_tokens_per_call(report["alpha"], gamma))
     assert report["speedup_vs_autoregressive"] > 0 and report["speedup_vs_hf_assisted"] > 0
     for g, row in report["sweep"].items():  # each round emits its accepted drafts plus one
         assert row["tokens_per_target_call"] == pytest.approx(1 + row["acceptance_rate"] * int(g), rel=0.35)
@@ -99,7 +99,8 @@ def test_demo_under_load_is_quick_and_says_other_work_competed():
 
 
 def test_decode_step_bytes_count_weights_once_and_the_cache():
-    from grader import roofline, synthetic
+    from grader.bench import roofline
+    from grader.models import synthetic
 
     target, _ = synthetic.synthetic_pair(layers=2, hidden=64)
     config = target.config
@@ -143,8 +144,8 @@ def test_bench_batch_rejects_a_bad_list_as_a_usage_error(value):
 def test_batched_autoregressive_decoding_equals_each_prompt_decoded_alone():
     """Prompts of different lengths, left-padded in one batch: greedy rows are the tokens
     `autoregressive_generate` gives each prompt alone (the bench's baseline is honest)."""
-    from grader.bench_batch import batched_autoregressive_generate
-    from grader.synthetic import synthetic_pair
+    from grader.bench.batches import batched_autoregressive_generate
+    from grader.models.synthetic import synthetic_pair
     from solutions.autoregressive import autoregressive_generate
     from solutions.sampling import GreedyProcessor
 
@@ -152,5 +153,5 @@ def test_batched_autoregressive_decoding_equals_each_prompt_decoded_alone():
     generator = torch.Generator().manual_seed(1)
     prompts = [torch.randint(3, 4096, (n,), generator=generator).tolist() for n in (5, 13, 1, 9)]
     batched = batched_autoregressive_generate(prompts, target, 16, GreedyProcessor())
-    assert batched == [autoregressive_generate(p, target, max_gen_len=16, eos_tokens_id=bench.NO_EOS,
+    assert batched == [autoregressive_generate(p, target, max_gen_len=16, eos_tokens_id=speedup.NO_EOS,
                                                use_cache=True) for p in prompts]

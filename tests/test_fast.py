@@ -7,9 +7,9 @@ import warnings
 import pytest
 import torch
 
-from grader.corpus import held_out_prompts
 from grader.models import load_pair
-from grader.synthetic import synthetic_pair
+from grader.models.corpus import held_out_prompts
+from grader.models.synthetic import synthetic_pair
 from solutions import fast
 from solutions.autoregressive import autoregressive_generate
 from solutions.fast import fast_autoregressive_generate, fast_speculative_generate

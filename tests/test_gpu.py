@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from grader.models import load_pair
-from grader.synthetic import synthetic_pair
+from grader.models.synthetic import synthetic_pair
 from solutions import sampling
 from solutions.autoregressive import autoregressive_generate
 from solutions.speculative import speculative_generate

@@ -3,8 +3,9 @@ from pathlib import Path
 
 import pytest
 
-from grader import exercises, mutants
-from grader.decider import replayed
+from grader import exercises
+from grader.selftest import mutants
+from grader.selftest.in_process import replayed
 from grader.verdict import FAILED
 
 MUTANTS = mutants.all_mutants(Path(__file__).parent / "mutants")

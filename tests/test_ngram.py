@@ -5,15 +5,22 @@ from pathlib import Path
 import pytest
 import torch
 
-from grader import exercises, mutants, ngram_trace, tiny, trace
+from grader import exercises
 from grader.checks import ngram as check_ngram
 from grader.checks.speculative_generate import NO_EOS
-from grader.decider import replayed
 from grader.models import SHIPPED_TARGET, load_pair
+from grader.observers import ngram_trace, trace
+from grader.oracle import tiny
+from grader.selftest import mutants
+from grader.selftest.in_process import replayed
 from grader.verdict import format_text
 from solutions import sampling
 from solutions.autoregressive import as_list, autoregressive_generate
-from solutions.ngram import NGramStorage, PromptLookup, ngram_assisted_speculative_generate
+from solutions.ngram import (
+    NGramStorage,
+    PromptLookup,
+    ngram_assisted_speculative_generate,
+)
 from solutions.verification import speculative_sampling
 
 TARGET = tiny.tiny_pair(check_ngram.MODEL_SEED)[0]

@@ -6,11 +6,13 @@ from pathlib import Path
 import pytest
 import torch
 
-from grader import acceptance, exercises, trace
+from grader import exercises
 from grader.checks.speculative_generate import NO_EOS, models
-from grader.decider import replayed
-from grader.host_syncs import HostSyncCounter
 from grader.models import SHIPPED_TARGET, load_pair
+from grader.observers import trace
+from grader.observers.host_syncs import HostSyncCounter
+from grader.oracle import acceptance
+from grader.selftest.in_process import replayed
 from grader.verdict import FAILED, format_text
 from solutions import sampling
 from solutions.autoregressive import autoregressive_generate

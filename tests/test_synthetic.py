@@ -2,7 +2,7 @@
 and the solutions running on it in bfloat16 as they would on a GPU."""
 import torch
 
-from grader.synthetic import synthetic_pair
+from grader.models.synthetic import synthetic_pair
 from solutions import GreedyProcessor, autoregressive_generate
 from solutions.speculative import speculative_generate
 

@@ -11,12 +11,15 @@ import pytest
 import torch
 from transformers import DynamicCache
 
-from grader import bench_trees, exercises, laws, mutants, tree_laws
+from grader import exercises
+from grader.bench import tree_shapes
 from grader.checks import tree_attention, tree_generate
 from grader.checks.speculative_generate import NO_EOS, models
-from grader.decider import replayed
-from grader.host_syncs import HostSyncCounter
-from grader.trace import traced
+from grader.observers.host_syncs import HostSyncCounter
+from grader.observers.trace import traced
+from grader.oracle import laws, tree_laws
+from grader.selftest import mutants
+from grader.selftest.in_process import replayed
 from grader.verdict import FAILED, format_text
 from solutions import sampling
 from solutions.autoregressive import autoregressive_generate
@@ -222,10 +225,10 @@ def test_bench_times_trees_against_chains_of_as_many_drafts(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     assert "token trees (lesson 9)" in result.stdout
     rows = json.loads(result.stdout.strip().splitlines()[-1])["trees"]
-    assert [tuple(row["branching"]) for row in rows] == list(bench_trees.SHAPES)
+    assert [tuple(row["branching"]) for row in rows] == list(tree_shapes.SHAPES)
     for row in rows:
         chain = row["chain"]
-        assert row["nodes"] == chain["gamma"] == bench_trees.nodes(row["branching"])
+        assert row["nodes"] == chain["gamma"] == tree_shapes.nodes(row["branching"])
         assert 1 <= row["tokens_per_target_call"] <= len(row["branching"]) + 1
         assert 1 <= chain["tokens_per_target_call"] <= row["nodes"] + 1
         # one prompt, no end token: every round emits its accepted nodes and one token

@@ -2,8 +2,9 @@
 hints that follow from which properties failed together, honest counts."""
 from pathlib import Path
 
-from grader import exercises, mutants
-from grader.decider import replayed
+from grader import exercises
+from grader.selftest import mutants
+from grader.selftest.in_process import replayed
 from grader.verdict import FAILED, format_text
 
 MUTANTS = Path(__file__).parent / "mutants"

@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 import torch
 
-from grader import exercises, stats, verifier_laws
-from grader.decider import replayed
+from grader import exercises
+from grader.oracle import stats, verifier_laws
+from grader.oracle.verifier_cases import build_cases
+from grader.selftest.in_process import replayed
 from grader.verdict import format_text
-from grader.verifier_cases import build_cases
 from solutions.residual import max_fn
 from solutions.verification import speculative_sampling
 

@@ -2,9 +2,9 @@
 ``max_gen_len``, what the cache is fed, and the exact law of sampled sequences."""
 from itertools import zip_longest
 
-from grader import laws, stats, tiny
-from grader.harness import CheckRun
-from grader.recording import RecordingModel
+from grader.checks.harness import CheckRun
+from grader.observers.recording import RecordingModel
+from grader.oracle import laws, stats, tiny
 from solutions import sampling
 from solutions.autoregressive import autoregressive_generate as reference_generate
 
@@ -99,7 +99,12 @@ def check_forwards(check, generate, model, use_cache):
 
 
 def check_shipped_pair(check, generate):
-    from grader.models import SHIPPED_MISSING, SHIPPED_TARGET, load_model, shipped_pair_present
+    from grader.models import (
+        SHIPPED_MISSING,
+        SHIPPED_TARGET,
+        load_model,
+        shipped_pair_present,
+    )
 
     if not shipped_pair_present():
         check.skip("the shipped pair", SHIPPED_MISSING)

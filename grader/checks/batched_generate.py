@@ -12,7 +12,7 @@ neighbours of other lengths and with another pad id; a batch of one; the law of 
 row's acceptance rate; two rows with one prompt drawn independently.
 """
 
-from grader import acceptance, laws, stats
+from grader.checks.harness import CheckRun
 from grader.checks.speculative_generate import (
     GREEDY,
     NO_EOS,
@@ -20,9 +20,9 @@ from grader.checks.speculative_generate import (
     models,
     same_processor_hint,
 )
-from grader.harness import CheckRun
 from grader.models import SHIPPED_MISSING, load_pair, shipped_pair_present
-from grader.recording import RecordingModel
+from grader.observers.recording import RecordingModel
+from grader.oracle import acceptance, laws, stats
 from solutions import sampling
 from solutions.autoregressive import as_list, autoregressive_generate
 from solutions.batched import batched_speculative_generate as reference_generate
@@ -224,7 +224,7 @@ def check_law(check, generate, target, drafters, case):
         label = f"row {row}, prompt {prompt} of {case!r}"
         law = laws.sequence_law(target, prompt, case.length, case.processor, as_list(case.eos))
         law_tests(check, [run[row] for run in outputs], law, case.length, label, LAW_HINT)
-        if case.eos == NO_EOS:  # the rate's exact law counts every round (grader/acceptance.py)
+        if case.eos == NO_EOS:  # the rate's exact law counts every round (grader/oracle/acceptance.py)
             rate_law = acceptance.rate_law(target, drafters[case.drafter], prompt, case.gamma,
                                            case.length, case.processor, first_target=True)
             check.test(f"acceptance rate ({label})",

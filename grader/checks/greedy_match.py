@@ -6,8 +6,8 @@ import numpy as np
 import torch
 
 from grader.checks import verifier_rounds as rounds
-from grader.harness import CheckRun
-from grader.verifier_cases import CONSTRUCTION_SEED, dirichlet, one_hot
+from grader.checks.harness import CheckRun
+from grader.oracle.verifier_cases import CONSTRUCTION_SEED, dirichlet, one_hot
 
 VOCAB = 6
 ROUNDS_PER_STOP = 4  # rounds for every stop position 0..k

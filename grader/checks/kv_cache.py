@@ -6,9 +6,15 @@ rounds are known in advance. After the prefill each forward must feed only token
 model has not seen, and after each round both caches must hold exactly the sequence but
 its last token (the rejected drafts cropped away). Then every property of lesson 3.
 """
-from grader.checks.speculative_generate import GREEDY, NO_EOS, generated, models, run_loop_checks
-from grader.harness import CheckRun, Stop
-from grader.trace import LoggedModel, traced
+from grader.checks.harness import CheckRun, Stop
+from grader.checks.speculative_generate import (
+    GREEDY,
+    NO_EOS,
+    generated,
+    models,
+    run_loop_checks,
+)
+from grader.observers.trace import LoggedModel, traced
 from grader.verdict import ERROR
 from solutions.speculative import speculative_generate as reference_generate
 

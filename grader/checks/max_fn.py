@@ -2,7 +2,7 @@
 device kept, and rows with no positive entry (p == q at a position) giving zeros, not NaN."""
 import torch
 
-from grader.harness import CheckRun
+from grader.checks.harness import CheckRun
 
 SHAPES = [(7,), (4, 7), (7, 7), (2, 3, 7), (1, 1, 7)]  # (7, 7): a sum over the wrong dim shows
 FORMULA_HINT = ("clamp the negative entries to 0 (x.clamp(min=0)), then divide every row by its "

@@ -1,16 +1,23 @@
 """Check `multi_draft_sampling`: the returned pair, q == p, drafts the target gives
 probability 0, a one-hot target, the ``generator`` argument, then the exact law of
-``(index, token)`` over fixed cases (grader/tree_laws.py)."""
+``(index, token)`` over fixed cases (grader/oracle/tree_laws.py)."""
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 import torch
 
-from grader import stats, tree_laws
 from grader.checks import verifier_rounds as rounds
-from grader.harness import CheckRun
-from grader.verifier_cases import CONSTRUCTION_SEED, dirichlet, disjoint, near, one_hot, with_zeros
+from grader.checks.harness import CheckRun
+from grader.oracle import stats, tree_laws
+from grader.oracle.verifier_cases import (
+    CONSTRUCTION_SEED,
+    dirichlet,
+    disjoint,
+    near,
+    one_hot,
+    with_zeros,
+)
 
 VOCAB = 6
 LAW_DRAWS = 1000

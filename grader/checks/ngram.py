@@ -18,11 +18,12 @@ computed exactly by enumeration through the tiny target, jointly and token by to
 """
 from dataclasses import dataclass
 
-from grader import laws, ngram_trace, stats, tiny
+from grader.checks.harness import CheckRun, Stop
 from grader.checks.speculative_generate import MODEL_SEED, NO_EOS, generated
-from grader.harness import CheckRun, Stop
 from grader.models import SHIPPED_MISSING, load_pair, shipped_pair_present
-from grader.trace import LoggedModel
+from grader.observers import ngram_trace
+from grader.observers.trace import LoggedModel
+from grader.oracle import laws, stats, tiny
 from grader.verdict import ERROR
 from solutions import sampling
 from solutions.autoregressive import as_list, autoregressive_generate

@@ -2,8 +2,8 @@
 test that ``sample`` draws from the distribution it is given."""
 import torch
 
-from grader import stats
-from grader.harness import CheckRun
+from grader.checks.harness import CheckRun
+from grader.oracle import stats
 from solutions import sampling as reference
 
 VOCAB = 10

@@ -6,16 +6,16 @@ the middle of a draft, a drafter identical to the target (every draft accepted),
 each model is fed. Statistical properties against exact laws computed by enumeration
 through the tiny target: the law of the first L generated tokens (jointly, and token by
 token) under several processors, gammas, prompts and drafters, and the law of the
-acceptance rate the loop returns (grader/acceptance.py).
+acceptance rate the loop returns (grader/oracle/acceptance.py).
 """
 import copy
 
 import torch
 
-from grader import acceptance, laws, stats, tiny
-from grader.harness import CheckRun
+from grader.checks.harness import CheckRun
 from grader.models import SHIPPED_MISSING, load_pair, shipped_pair_present
-from grader.trace import LoggedModel, traced
+from grader.observers.trace import LoggedModel, traced
+from grader.oracle import acceptance, laws, stats, tiny
 from solutions import sampling
 from solutions.autoregressive import as_list, autoregressive_generate
 from solutions.speculative import speculative_generate as reference_generate
@@ -50,7 +50,7 @@ LAW_CASES = [
     Case(sampling.NucleusProcessor(temperature=1.0, top_p=0.6), [4, 4], 2, "GPT-2", 4, 300,
          first_target=False),
 ]
-# no end token, so that the rate counts every round (its exact law: grader/acceptance.py)
+# no end token, so that the rate counts every round (its exact law: grader/oracle/acceptance.py)
 ACCEPTANCE_CASE = Case(sampling.MultinomialProcessor(temperature=2.0), [3, 5], 3, "near", 4,
                        400, first_target=False, eos=NO_EOS)
 

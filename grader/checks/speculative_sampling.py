@@ -3,8 +3,12 @@
 import torch
 
 from grader.checks import verifier_rounds as rounds
-from grader.harness import CheckRun
-from grader.verifier_cases import build_cases, equal_distributions, zero_target_rounds
+from grader.checks.harness import CheckRun
+from grader.oracle.verifier_cases import (
+    build_cases,
+    equal_distributions,
+    zero_target_rounds,
+)
 
 LAW_DRAWS = 2000
 CASES = build_cases(LAW_DRAWS)

@@ -12,12 +12,13 @@ deterministic property stops there: the exact-law tests would only measure the s
 """
 import functools
 
-from grader import laws, observation, stats
 from grader.checks import speculative_generate as loop
-from grader.harness import CheckRun
-from grader.host_syncs import HostSyncCounter
+from grader.checks.harness import CheckRun
 from grader.models import SHIPPED_MISSING, load_pair, shipped_pair_present
-from grader.trace import LoggedModel
+from grader.observers import observation
+from grader.observers.host_syncs import HostSyncCounter
+from grader.observers.trace import LoggedModel
+from grader.oracle import laws, stats
 from solutions import sampling
 from solutions.autoregressive import autoregressive_generate
 

@@ -5,8 +5,8 @@ text and a whole tree, with the learner's layout, must give every node the logit
 plain forward over its own path, in float64."""
 import torch
 
-from grader import tiny
-from grader.harness import CheckRun
+from grader.checks.harness import CheckRun
+from grader.oracle import tiny
 from solutions.trees import tree_forward, tree_parents
 from solutions.trees import tree_layout as reference_layout
 

@@ -8,7 +8,7 @@ without the cache; a drafter identical to the target (every level accepted, so
 forward (only the accepted path stays in either cache). Statistical properties under
 sampling, against exact laws computed by enumeration through the tiny models: the law of
 the first L tokens (the target's alone), the joint law of the output and
-``mean_accepted`` (grader/tree_laws.py: the walk's multi-draft verification, level by
+``mean_accepted`` (grader/oracle/tree_laws.py: the walk's multi-draft verification, level by
 level), the law of ``mean_accepted``, and the law of the root's first two children, read
 from the target's forward (i.i.d. draws of q). From the same runs: one target forward per
 round, scoring the whole tree, and ``mean_accepted`` = accepted / target forwards.
@@ -16,13 +16,13 @@ round, scoring the whole tree, and ``mean_accepted`` = accepted / target forward
 
 import torch
 
-from grader import acceptance, laws, stats, tree_laws
 from grader.checks import kv_cache
+from grader.checks.harness import CheckRun
 from grader.checks.speculative_generate import GREEDY, NO_EOS, models
 from grader.checks.verifier_rounds import LAW_TEST
-from grader.harness import CheckRun
 from grader.models import SHIPPED_MISSING, load_pair, shipped_pair_present
-from grader.trace import LoggedModel
+from grader.observers.trace import LoggedModel
+from grader.oracle import acceptance, laws, stats, tree_laws
 from solutions import sampling
 from solutions.autoregressive import as_list, autoregressive_generate
 from solutions.trees import tree_parents

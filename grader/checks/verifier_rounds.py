@@ -3,7 +3,7 @@
 A round's outcome is the tuple of tokens it emits: the accepted drafts, then the one
 token drawn at the stop (a correction, or the bonus when all ``k`` were accepted). The
 checks draw the drafts from ``q`` themselves and compare the outcomes' laws with the
-closed forms of ``grader.verifier_laws``; they never compare individual draws, so a
+closed forms of ``grader.oracle.verifier_laws``; they never compare individual draws, so a
 verifier may use its random numbers in any order.
 """
 import functools
@@ -11,9 +11,9 @@ import functools
 import numpy as np
 import torch
 
-from grader import stats, verifier_laws
-from grader.harness import CheckRun
-from grader.verifier_cases import Case
+from grader.checks.harness import CheckRun
+from grader.oracle import stats, verifier_laws
+from grader.oracle.verifier_cases import Case
 
 # G-tests with every cell expected ≥ 20 times: simulated, their χ² tail holds where Holm's
 # thresholds lie (p ≈ 2e-5); Pearson's χ² with cells ≥ 5 overstates significance there

@@ -1,6 +1,6 @@
 """The course's shipped target/drafter pair, and any other pair a user names.
 
-The shipped pair lives in ``grader/shipped/`` (see its MODEL_CARD.md); loading it never
+The shipped pair lives in ``grader/models/shipped/`` (see its MODEL_CARD.md); loading it never
 touches the network. ``--target``/``--drafter`` elsewhere accept a local directory or a
 hub id (``meta-llama/Llama-3.2-3B``), which transformers resolves from its local cache
 when offline.
@@ -14,7 +14,7 @@ from transformers.utils import logging as transformers_logging
 SHIPPED = Path(__file__).parent / "shipped"
 SHIPPED_TARGET = str(SHIPPED / "target")
 SHIPPED_DRAFTER = str(SHIPPED / "drafter")
-SHIPPED_MISSING = ("the shipped models are missing from grader/shipped/ (a checkout without them): "
+SHIPPED_MISSING = ("the shipped models are missing from grader/models/shipped/ (a checkout without them): "
                    "reinstall the course, or restore that folder with git")
 
 

@@ -13,8 +13,8 @@ import statistics
 
 from tqdm import tqdm
 
-from grader import bench
-from grader.recording import RecordingModel
+from grader.bench import speedup
+from grader.observers.recording import RecordingModel
 from solutions.trees import tree_parents
 
 SHAPES = ((2,), (2, 2), (3, 1), (2, 2, 1), (4, 2, 1))
@@ -29,16 +29,16 @@ def nodes(branching: tuple[int, ...]) -> int:
     return len(tree_parents(branching))
 
 
-def loop(setup: bench.Setup, tree_generate, branching: tuple[int, ...], target=None):
+def loop(setup: speedup.Setup, tree_generate, branching: tuple[int, ...], target=None):
     """A function of one prompt: the tree loop with ``branching``, returning its output."""
     def run(prompt):
         return tree_generate(prompt, setup.drafter, target or setup.target, branching=branching,
                              logits_processor=setup.processor, max_gen_len=setup.new_tokens,
-                             eos_tokens_id=bench.NO_EOS, use_cache=True)
+                             eos_tokens_id=speedup.NO_EOS, use_cache=True)
     return run
 
 
-def counted(setup: bench.Setup, tree_generate, branching: tuple[int, ...]) -> dict:
+def counted(setup: speedup.Setup, tree_generate, branching: tuple[int, ...]) -> dict:
     """Tokens per target call and mean accepted nodes per round, over every prompt."""
     recorder = RecordingModel(setup.target)
     outputs = [loop(setup, tree_generate, branching, recorder)(p) for p in setup.prompts]
@@ -46,16 +46,16 @@ def counted(setup: bench.Setup, tree_generate, branching: tuple[int, ...]) -> di
             "mean_accepted": statistics.mean(mean for _, mean in outputs)}
 
 
-def run_trees(setup: bench.Setup, tree_generate, repeats: int, shapes=SHAPES) -> list[dict]:
+def run_trees(setup: speedup.Setup, tree_generate, repeats: int, shapes=SHAPES) -> list[dict]:
     """One row per shape: the tree's numbers and, under ``"chain"``, the chain's."""
-    runs = {"autoregressive": bench.methods(setup, 1, hf=False)["autoregressive"]}
+    runs = {"autoregressive": speedup.methods(setup, 1, hf=False)["autoregressive"]}
     for branching in shapes:
         runs[f"tree {branching}"] = loop(setup, tree_generate, branching)
         runs[f"chain of {nodes(branching)}"] = loop(setup, tree_generate, chain(nodes(branching)))
     for run in runs.values():  # warm-up: first calls allocate
         run(setup.prompts[0])
     with tqdm(total=repeats * len(runs), desc="trees", unit="run", leave=False) as progress:
-        timings = bench.time_methods(setup, runs, repeats, progress)
+        timings = speedup.time_methods(setup, runs, repeats, progress)
     ar = timings.median("autoregressive")
     rows = []
     for branching in shapes:

@@ -1,20 +1,5 @@
-"""Decide verdicts without ever running the learner's code in this process.
-
-For a batch of exercises the decider starts a runner (``python -m grader.runner``), the
-process that imports the learner's code and runs each check with it, sending what every
-call returned. The decider runs the same check on those records (``ReplayCheckRun``):
-its statistics, exact laws and expected outputs are computed here, by the course's own
-code, on plain data that was checked on arrival (grader/wire.py). A runner that crashes,
-hangs, floods or sends anything malformed gets an error verdict; a forged record can at
-most forge a result, which is then tested like any other. The two processes work side by
-side: the runner streams its records while the decider tests the earlier ones.
-
-Each check may run for its exercise's time limit (``Exercise.time_limit``) or ``timeout``
-seconds; after a stopped or broken runner, the remaining exercises go to a new one.
-"""
-import json
+"""Runners started, their records awaited with deadlines, the checks replayed on them."""
 import os
-import selectors
 import signal
 import subprocess
 import sys
@@ -25,62 +10,14 @@ from pathlib import Path
 
 import torch
 
-from grader import exercises, observation
-from grader.harness import ReplayCheckRun, checked
-from grader.runner import read_head
+from grader import exercises
+from grader.checks.harness import checked
+from grader.decider.channel import Channel, RunnerGone, RunnerTimeout
+from grader.decider.replay import ReplayCheckRun
+from grader.observers import observation
 from grader.verdict import ERROR, Verdict
 
-STARTUP_TIMEOUT = 60.0  # importing torch and transformers in a fresh process
-MAX_LINE_BYTES = 256 * 2**20  # one record: larger is a flood, not an answer
-
-
-class RunnerTimeout(Exception):
-    """The runner sent nothing before the deadline."""
-
-
-class RunnerGone(Exception):
-    """The runner closed its channel (it exited, crashed or was killed)."""
-
-
-class Channel:
-    """JSON records from the runner's pipe, one per line, each awaited until ``deadline``."""
-
-    def __init__(self, fd: int):
-        self.fd, self.buffer, self.lines, self.peeked = fd, b"", [], []
-        self.deadline = time.monotonic() + STARTUP_TIMEOUT
-        self.selector = selectors.DefaultSelector()
-        self.selector.register(fd, selectors.EVENT_READ)
-
-    def peek(self):
-        """The next record, left to be received."""
-        if not self.peeked:
-            self.peeked.append(self.receive())
-        return self.peeked[0]
-
-    def receive(self):
-        if self.peeked:
-            return self.peeked.pop()
-        while not self.lines:
-            remaining = self.deadline - time.monotonic()
-            if remaining <= 0 or not self.selector.select(remaining):
-                raise RunnerTimeout()
-            chunk = os.read(self.fd, 1 << 20)
-            if not chunk:
-                raise RunnerGone()
-            self.buffer += chunk
-            *lines, self.buffer = self.buffer.split(b"\n")
-            self.lines.extend(lines)
-            if len(self.buffer) > MAX_LINE_BYTES:
-                raise RunnerGone()
-        line = self.lines.pop(0)
-        try:
-            return json.loads(line)
-        except ValueError:
-            return {"malformed": line[:120].decode(errors="replace")}
-
-    def close(self) -> None:
-        self.selector.close()
-        os.close(self.fd)
+SHOWN_OUTPUT_CHARS = 1500  # of what the learner's code printed, attached to the verdict
 
 
 def run_isolated(exercise_ids: list[str], impl: str, seed: int, timeout: float | None = None,
@@ -217,21 +154,13 @@ def _describe_exit(code: int | None) -> str:
     return f"exit code {code}"
 
 
-def replayed(exercise, impl: str, seed: int) -> Verdict:
-    """The verdict the decider gives on the records of a run in this same process: the
-    check runs once recording (calling the learner's code), then once replaying those
-    records, JSON-encoded as the pipe carries them. For tests: the decider's decisions on
-    every mutant and variant without starting a process for each."""
-    from grader import harness, implementation
-
-    records: list[str] = []
-    try:
-        module = implementation.load(impl, exercise.module)
-    except BaseException:  # what an import failure gives is the runner's, tested apart
-        return harness.run_check(exercise, impl, seed)
-    with observation.check_scope(observation.RECORD):
-        harness.checked(harness.RecordingCheckRun(
-            exercise, module, seed, lambda message: records.append(json.dumps(message, allow_nan=False))))
-    pending = iter(records)
-    with observation.check_scope(observation.REPLAY):
-        return checked(ReplayCheckRun(exercise, seed, lambda: json.loads(next(pending))))
+def read_head(path: Path) -> str:
+    """The first characters of a captured output, with a note of how much was cut."""
+    if not path.exists():
+        return ""
+    size = path.stat().st_size
+    with open(path, encoding="utf-8", errors="replace") as f:
+        head = f.read(SHOWN_OUTPUT_CHARS)
+    if size > len(head.encode()):
+        head += f"\n... ({size - len(head.encode())} more bytes not shown)"
+    return head.rstrip()

@@ -12,7 +12,7 @@ from functools import cached_property
 
 import numpy as np
 
-from grader import verifier_laws
+from grader.oracle import verifier_laws
 
 CONSTRUCTION_SEED = 20230517
 

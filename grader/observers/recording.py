@@ -1,7 +1,7 @@
 """A model wrapper that records what every forward is fed, to check cache discipline."""
 from dataclasses import asdict, dataclass
 
-from grader.observation import Observer
+from grader.observers.observation import Observer
 
 
 @dataclass

@@ -3,10 +3,17 @@ import json
 
 import torch
 
-from grader import bench, bench_batch, bench_trees, implementation, synthetic
-from grader.corpus import held_out_prompts
-from grader.models import SHIPPED_DRAFTER, SHIPPED_TARGET, default_device, load_model
-from grader.timing import LoadMeter, set_threads
+from grader import implementation
+from grader.bench import batches, speedup, tree_shapes
+from grader.bench.timing import LoadMeter, set_threads
+from grader.models import (
+    SHIPPED_DRAFTER,
+    SHIPPED_TARGET,
+    default_device,
+    load_model,
+    synthetic,
+)
+from grader.models.corpus import held_out_prompts
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
@@ -39,7 +46,7 @@ def build_setup(args):
     tokenizer = AutoTokenizer.from_pretrained(tokenizer_source)
     processor = (sampling.MultinomialProcessor(temperature=1.0) if args.sampling
                  else sampling.GreedyProcessor())
-    setup = bench.Setup(target, drafter, held_out_prompts(tokenizer, args.prompts), args.new_tokens,
+    setup = speedup.Setup(target, drafter, held_out_prompts(tokenizer, args.prompts), args.new_tokens,
                         processor, implementation.load(args.impl, "autoregressive").autoregressive_generate,
                         implementation.load(args.impl, "speculative").speculative_generate, device)
     if not args.no_fast:
@@ -57,13 +64,13 @@ def run(args) -> int:
     setup, (target_name, drafter_name) = build_setup(args)
     repeats, sweep_repeats = (2, 1) if args.quick else (args.repeats, 2)
     with LoadMeter() as load:
-        result = bench.run_bench(setup, parse_gammas(args.gammas), repeats, sweep_repeats, not args.no_hf)
+        result = speedup.run_bench(setup, parse_gammas(args.gammas), repeats, sweep_repeats, not args.no_hf)
         if args.trees:
             trees = implementation.load(args.impl, "trees").tree_speculative_generate
-            result["trees"] = bench_trees.run_trees(setup, trees, repeats)
+            result["trees"] = tree_shapes.run_trees(setup, trees, repeats)
         if args.batch:  # at the γ the sweep found best at batch 1
             batched = implementation.load(args.impl, "batched").batched_speculative_generate
-            result.update(bench_batch.run_batches(setup, batched, args.batch, result["gamma"], repeats))
+            result.update(batches.run_batches(setup, batched, args.batch, result["gamma"], repeats))
     result.update(device=str(setup.device), processor=repr(setup.processor), target=target_name,
                   drafter=drafter_name, prompts=len(setup.prompts), new_tokens=setup.new_tokens,
                   torch_threads=threads, load=load.report())
@@ -71,9 +78,9 @@ def run(args) -> int:
         result["device_name"] = torch.cuda.get_device_name()
     print_report(result)
     if args.trees:
-        bench_trees.print_trees(result["trees"])
+        tree_shapes.print_trees(result["trees"])
     if args.batch:
-        bench_batch.print_batches(result)
+        batches.print_batches(result)
     print(load.describe())
     plot_sweep(result, args.plot)
     print(f"γ sweep plot: {args.plot}")

@@ -14,8 +14,8 @@ def run(args) -> int:
     import torch
 
     from grader import implementation
+    from grader.bench.timing import LoadMeter, set_threads
     from grader.models import load_pair
-    from grader.timing import LoadMeter, set_threads
 
     threads = set_threads(args.threads)
     pair = {k: v for k, v in (("target", args.target), ("drafter", args.drafter)) if v}

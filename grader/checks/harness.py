@@ -1,27 +1,40 @@
-"""Runs one check in the current process: calls the learner's code, records findings.
+"""The harness every check is written against: ``CheckRun``, ``Stop`` and ``checked``.
 
 A check module defines ``run(check: CheckRun)``. It takes the learner's functions with
 ``check.function(name)``, calls them through ``check.call``, and records each property
 with ``check.require`` (deterministic) or ``check.test`` (a p-value; Holm-corrected
 across the check at the end). Learner misbehaviour inside ``call`` (an exception, a stub,
 ``sys.exit``, a changed input) ends the check with a one-paragraph diagnosis.
+
+``CheckRun`` calls the implementation in this process. The runner's
+``RecordingCheckRun`` (grader/runner/record.py) also sends what each call gave, and the
+decider's ``ReplayCheckRun`` (grader/decider/replay.py) takes it instead of calling
+anything; grader/selftest/in_process.py runs a check in one process either way.
 """
 import errno
 import hashlib
 import importlib
 import random
-import time
 import traceback
-from dataclasses import asdict
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import torch
 
-from grader import exercises, implementation, observation, stats, wire
+from grader import exercises
 from grader.exercises import Exercise
-from grader.verdict import ERROR, FAILED, NOT_DEFINED, NOT_STARTED, PASSED, Finding, Verdict
+from grader.observers import observation
+from grader.oracle import stats
+from grader.verdict import (
+    ERROR,
+    FAILED,
+    NOT_DEFINED,
+    NOT_STARTED,
+    PASSED,
+    Finding,
+    Verdict,
+)
 
 FAMILY_ERROR_RATE = 1e-3  # a correct implementation fails a check with at most this probability
 
@@ -85,7 +98,7 @@ class CheckRun:
                 raise Stop(ERROR, f"`{name}` printed more output than the grader keeps (the "
                                   f"limit is a few tens of MB){where}; take the prints out of "
                                   "loops, or keep them behind `debug`.") from None
-            frame = _learner_frame(exc)
+            frame = learner_frame(exc)
             raise Stop(ERROR, f"`{name}` raised {type(exc).__name__}: {exc}{where}{frame}. "
                               "Run with -v for the traceback.", tb=traceback.format_exc()) from None
         if not _same(before, (args, kwargs)):
@@ -191,134 +204,6 @@ class CheckRun:
         return Verdict(self.exercise.id, PASSED, summary, self.seed, [], self.properties)
 
 
-class RecordingCheckRun(CheckRun):
-    """The runner's check run: it calls the learner's code as CheckRun does, and sends
-    what each lookup and call gave (``send`` takes one JSON-able message)."""
-
-    def __init__(self, exercise: Exercise, module: ModuleType, seed: int, send):
-        super().__init__(exercise, module, seed)
-        self.send, self.handles, self.calls = send, wire.Handles(), 0
-
-    def function(self, name: str):
-        value = getattr(self.module, name, None)
-        where = getattr(self.module, "__file__", None) or self.module.__name__
-        self.send({"function": name, "where": str(where),
-                   "value": None if value is None else wire.encode(value, self.handles)})
-        return super().function(name)
-
-    def call(self, fn, *args, what: str = "", **kwargs):
-        index, digest = self.calls, wire.digest((fn, args, kwargs), self.handles)
-        self.calls += 1
-        try:
-            result = super().call(fn, *args, what=what, **kwargs)
-        except Stop as stop:
-            self.send({"call": index, "digest": digest, "observed": observation.changed_states(),
-                       "stop": {"status": stop.status, "summary": stop.summary, "traceback": stop.tb,
-                                "findings": [asdict(f) for f in stop.findings]}})
-            raise
-        self.send({"call": index, "digest": digest, "observed": observation.changed_states(),
-                   "result": wire.encode(result, self.handles)})
-        return result
-
-
-class ReplayCheckRun(CheckRun):
-    """The decider's check run: the learner's code never runs here. Each lookup and call
-    takes the runner's next record (``receive()``), checked against the call this check
-    makes; anything malformed ends the check with an error that blames the submission."""
-
-    STOPS = (ERROR, FAILED, NOT_STARTED)  # what a runner's Stop may say: never a pass
-
-    def __init__(self, exercise: Exercise, seed: int, receive):
-        super().__init__(exercise, None, seed)
-        self.receive, self.remotes, self.calls = receive, {}, 0
-
-    def function(self, name: str):
-        record = self._next("function", name)
-        if record["value"] is None:
-            raise Stop(NOT_DEFINED, f"`{name}` is not defined in {_text(record, 'where')}; "
-                                    f"the exercise {self.exercise.id} needs it.")
-        return self._decoded(record["value"])
-
-    def call(self, fn, *args, what: str = "", **kwargs):
-        index, digest = self.calls, wire.digest((fn, args, kwargs))
-        self.calls += 1
-        record = self._next("call", index)
-        if record.get("digest") != digest:
-            raise _forged(f"the answer to call {index} is for other arguments than the grader passed")
-        try:
-            observation.restore_states(record.get("observed", {}))
-        except (ValueError, TypeError, KeyError, AttributeError) as exc:
-            raise _forged(f"what call {index} observed is malformed ({exc})") from None
-        if "stop" in record:
-            raise self._stop(record["stop"])
-        if "result" not in record:
-            raise _forged(f"call {index} has no result")
-        return self._decoded(record["result"])
-
-    def _next(self, kind: str, key) -> dict:
-        record = self.receive()
-        if type(record) is dict and "crashed" in record:
-            raise Stop(ERROR, "the check could not go on with what your code returned: in the "
-                              "process running your code it raised an error (-v shows it). An "
-                              "object of your own class (a tensor or list subclass) does this; "
-                              "return plain tensors, lists and numbers.", tb=_text(record, "crashed"))
-        if type(record) is not dict or record.get(kind) != key:
-            raise _forged(f"expected the answer to {kind} {key!r}, got {str(record)[:120]}")
-        return record
-
-    def _decoded(self, data):
-        try:
-            return wire.decode(data, self.remotes)
-        except (wire.WireError, ValueError, TypeError) as exc:
-            raise _forged(f"a result does not decode ({exc})") from None
-
-    def _stop(self, data) -> Stop:
-        try:
-            if data["status"] not in self.STOPS:
-                raise ValueError(f"status {data['status']!r}")
-            findings = [Finding(**f) for f in data["findings"]]
-            if not all(isinstance(f.property, str) and isinstance(f.message, str) for f in findings):
-                raise ValueError("a finding without a property or message")
-            return Stop(data["status"], _text(data, "summary"), tb=_text(data, "traceback"),
-                        findings=findings)
-        except (KeyError, TypeError, ValueError) as exc:
-            return _forged(f"a Stop is malformed ({exc})")
-
-
-def _text(record: dict, key: str) -> str:
-    value = record.get(key)
-    return value[:20000] if isinstance(value, str) else ""
-
-
-def _forged(why: str) -> Stop:
-    return Stop(ERROR, f"the process running your code sent the grader something it never asks "
-                       f"for: {why}. Code that writes to the grader's channels, or changes the "
-                       "grader's modules, does this.")
-
-
-def run_check(exercise: Exercise, impl: str, seed: int) -> Verdict:
-    """Import ``impl`` and run the exercise's check in this process."""
-    start = time.perf_counter()
-    try:
-        module = implementation.load(impl, exercise.module)
-    except SyntaxError as exc:
-        verdict = Verdict(exercise.id, ERROR, f"your code has a syntax error in {exc.filename}, "
-                          f"line {exc.lineno}: {exc.msg}. Fix it, then check again.", seed)
-    except implementation.ImplementationNotFound as exc:
-        verdict = Verdict(exercise.id, ERROR, str(exc), seed)
-    except BaseException as exc:  # SystemExit or KeyboardInterrupt at import time too
-        frame = _learner_frame(exc)
-        verdict = Verdict(exercise.id, ERROR, f"importing `{impl}` failed with "
-                          f"{type(exc).__name__}: {exc}{frame}. Code at the top level of a "
-                          "module runs on import: keep it to definitions.", seed,
-                          traceback=traceback.format_exc())
-    else:
-        with observation.check_scope(observation.DIRECT):
-            verdict = checked(CheckRun(exercise, module, seed))
-    verdict.seconds = time.perf_counter() - start
-    return verdict
-
-
 def checked(check: CheckRun) -> Verdict:
     """Run the exercise's check with ``check``; its verdict, or the Stop that ended it."""
     check_module = __import__(check.exercise.check, fromlist=["run"])
@@ -379,7 +264,7 @@ def _qualname(tb) -> str:
     return getattr(code, "co_qualname", code.co_name)  # co_qualname: Python 3.11+
 
 
-def _learner_frame(exc: BaseException) -> str:
+def learner_frame(exc: BaseException) -> str:
     """' (file.py, line N)' for the innermost frame outside torch, transformers and the grader."""
     frames = traceback.extract_tb(exc.__traceback__)
     skip = ("/torch/", "/transformers/", "/grader/", "/numpy/", "/scipy/")

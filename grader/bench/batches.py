@@ -25,7 +25,7 @@ import statistics
 import torch
 from tqdm import tqdm
 
-from grader import bench
+from grader.bench import speedup
 from solutions.batched import Lane, left_padded
 from solutions.speculative import speculative_generate
 
@@ -67,7 +67,7 @@ def forward_ms(target, prompts: list[list[int]], widths: tuple[int, ...], device
     for _ in range(repeats):
         for w in widths:
             tokens = torch.zeros((batch, w), dtype=torch.long, device=device)
-            samples[w].append(bench.timed(functools.partial(lane.feed, tokens, torch.ones_like(tokens)),
+            samples[w].append(speedup.timed(functools.partial(lane.feed, tokens, torch.ones_like(tokens)),
                                           device))
             lane.reject(w, none_kept, 0)  # every row keeps none of the w columns: all cropped
     return {w: 1000 * statistics.median(s) for w, s in samples.items()}
@@ -81,7 +81,7 @@ def batches_of(prompts: list[list[int]], size: int) -> list[list[list[int]]]:
             for start in range(0, count * size, size)]
 
 
-def methods(setup: bench.Setup, batched_generate, gamma: int, outputs: list, size: int) -> dict:
+def methods(setup: speedup.Setup, batched_generate, gamma: int, outputs: list, size: int) -> dict:
     """name -> a function of a batch of prompts that generates ``setup.new_tokens`` tokens
     per row; the speculative one appends its ``(outputs, rates)`` to ``outputs``. At
     ``size == 1`` also lesson 4's ``speculative_generate(use_cache=True)``, the loop the
@@ -91,16 +91,16 @@ def methods(setup: bench.Setup, batched_generate, gamma: int, outputs: list, siz
         "autoregressive": lambda prompts: batched_autoregressive_generate(prompts, setup.target, n, proc),
         "speculative": lambda prompts: outputs.append(batched_generate(
             prompts, setup.drafter, setup.target, gamma=gamma, logits_processor=proc, max_gen_len=n,
-            eos_tokens_id=bench.NO_EOS, use_cache=True)),
+            eos_tokens_id=speedup.NO_EOS, use_cache=True)),
     }
     if size == 1:
         runs["single"] = lambda prompts: speculative_generate(
             prompts[0], setup.drafter, setup.target, gamma=gamma, logits_processor=proc,
-            max_gen_len=n, eos_tokens_id=bench.NO_EOS, use_cache=True)
+            max_gen_len=n, eos_tokens_id=speedup.NO_EOS, use_cache=True)
     return runs
 
 
-def run_batches(setup: bench.Setup, batched_generate, sizes: list[int], gamma: int,
+def run_batches(setup: speedup.Setup, batched_generate, sizes: list[int], gamma: int,
                 repeats: int) -> dict:
     """One row per batch size B: both methods' tokens/s over the batch, the speedup, the
     mean acceptance rate, and a target forward's time on ``[B, 1]`` and ``[B, γ+1]``;
@@ -113,7 +113,7 @@ def run_batches(setup: bench.Setup, batched_generate, sizes: list[int], gamma: i
             for run in runs.values():  # warm-up: each batch shape allocates afresh
                 run(batches[0])
             # each batch is one "prompt" of the timed repetitions
-            timings = bench.time_methods(dataclasses.replace(setup, prompts=batches), runs,
+            timings = speedup.time_methods(dataclasses.replace(setup, prompts=batches), runs,
                                          repeats, progress)
             ar, spec = timings.median("autoregressive"), timings.median("speculative")
             costs = forward_ms(setup.target, batches[0], (1, gamma + 1), setup.device)

@@ -22,7 +22,7 @@ from fractions import Fraction
 import numpy as np
 import torch
 
-from grader import acceptance
+from grader.oracle import acceptance
 from solutions.trees import MEDUSA_ALPHA, MEDUSA_THRESHOLD
 
 

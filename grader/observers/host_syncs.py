@@ -9,7 +9,7 @@ host, made while no model forward is running (what a model does inside is its ow
 import torch
 from torch.overrides import TorchFunctionMode
 
-from grader import observation
+from grader.observers import observation
 
 READS = ("item", "tolist", "__bool__", "__int__", "__float__", "__index__", "cpu", "numpy")
 
@@ -17,7 +17,7 @@ READS = ("item", "tolist", "__bool__", "__int__", "__float__", "__index__", "cpu
 class HostSyncCounter(observation.Observer):
     """``with HostSyncCounter() as syncs:`` counts host reads in ``syncs.count``; models
     wrapped with ``syncs.uncounted(model)`` read freely inside their forwards. Inside a
-    check only the learner's calls are counted (grader/observation.py)."""
+    check only the learner's calls are counted (grader/observers/observation.py)."""
 
     def __init__(self):
         super().__init__()

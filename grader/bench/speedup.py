@@ -17,8 +17,8 @@ from tqdm import tqdm
 from transformers import DynamicCache
 from transformers.utils import logging as transformers_logging
 
-from grader import roofline
-from grader.recording import RecordingModel
+from grader.bench import roofline
+from grader.observers.recording import RecordingModel
 
 NO_EOS = -1  # generation runs to max_gen_len, so every method emits the same count
 

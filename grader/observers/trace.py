@@ -10,7 +10,7 @@ last token was a correction or the bonus.
 import html
 from dataclasses import asdict, dataclass, field
 
-from grader.recording import Forward, RecordingModel
+from grader.observers.recording import Forward, RecordingModel
 
 KIND_COLOURS = {"accepted": "#b7e4c7", "correction": "#ffd6a5", "bonus": "#a0c4ff",
                 "target": "#e5e5e5", "rejected": "#ffadad"}

@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-SOLUTIONS = Path(__file__).resolve().parent.parent / "solutions"
+SOLUTIONS = Path(__file__).resolve().parents[2] / "solutions"
 
 
 @dataclass
@@ -83,7 +83,7 @@ def graded(job: tuple[str, str, str, int], findings: bool = False) -> tuple[str,
     import torch
 
     from grader import exercises
-    from grader.harness import run_check
+    from grader.selftest.in_process import run_check
 
     torch.set_num_threads(1)
     label, exercise, impl, seed = job

@@ -2,14 +2,14 @@
 
 A check that grades for real runs twice: in the runner, the process that runs the
 learner's code, and in the decider, which never runs it and decides the verdict
-(grader/decider.py). Some check objects watch the learner's code from inside: a model
+(grader/decider/). Some check objects watch the learner's code from inside: a model
 wrapper records what each forward was fed, a counter counts host reads. They subclass
 ``Observer``. Both processes create them in the same order (the same check code), so an
 observer is known by its creation index. In the runner, after each learner call, the
 state of every observer that changed during it is sent with the call's result; in the
 decider, the same observers take that state instead of watching anything.
 
-Modes: ``direct`` (one process, the tests and the in-process ``run_check``), ``record``
+Modes: ``direct`` (one process, the tests and ``grader.selftest.in_process``), ``record``
 (the runner) and ``replay`` (the decider). Outside a check everything is ``direct``.
 """
 import json

@@ -1,0 +1,82 @@
+"""The decider's half of a check: the learner's code never runs here; each call's answer is
+the runner's next record, checked against the call the check makes."""
+from grader import wire
+from grader.checks.harness import CheckRun, Stop
+from grader.exercises import Exercise
+from grader.observers import observation
+from grader.verdict import ERROR, FAILED, NOT_DEFINED, NOT_STARTED, Finding
+
+
+class ReplayCheckRun(CheckRun):
+    """The decider's check run: the learner's code never runs here. Each lookup and call
+    takes the runner's next record (``receive()``), checked against the call this check
+    makes; anything malformed ends the check with an error that blames the submission."""
+
+    STOPS = (ERROR, FAILED, NOT_STARTED)  # what a runner's Stop may say: never a pass
+
+    def __init__(self, exercise: Exercise, seed: int, receive):
+        super().__init__(exercise, None, seed)
+        self.receive, self.remotes, self.calls = receive, {}, 0
+
+    def function(self, name: str):
+        record = self._next("function", name)
+        if record["value"] is None:
+            raise Stop(NOT_DEFINED, f"`{name}` is not defined in {_text(record, 'where')}; "
+                                    f"the exercise {self.exercise.id} needs it.")
+        return self._decoded(record["value"])
+
+    def call(self, fn, *args, what: str = "", **kwargs):
+        index, digest = self.calls, wire.digest((fn, args, kwargs))
+        self.calls += 1
+        record = self._next("call", index)
+        if record.get("digest") != digest:
+            raise _forged(f"the answer to call {index} is for other arguments than the grader passed")
+        try:
+            observation.restore_states(record.get("observed", {}))
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            raise _forged(f"what call {index} observed is malformed ({exc})") from None
+        if "stop" in record:
+            raise self._stop(record["stop"])
+        if "result" not in record:
+            raise _forged(f"call {index} has no result")
+        return self._decoded(record["result"])
+
+    def _next(self, kind: str, key) -> dict:
+        record = self.receive()
+        if type(record) is dict and "crashed" in record:
+            raise Stop(ERROR, "the check could not go on with what your code returned: in the "
+                              "process running your code it raised an error (-v shows it). An "
+                              "object of your own class (a tensor or list subclass) does this; "
+                              "return plain tensors, lists and numbers.", tb=_text(record, "crashed"))
+        if type(record) is not dict or record.get(kind) != key:
+            raise _forged(f"expected the answer to {kind} {key!r}, got {str(record)[:120]}")
+        return record
+
+    def _decoded(self, data):
+        try:
+            return wire.decode(data, self.remotes)
+        except (wire.WireError, ValueError, TypeError) as exc:
+            raise _forged(f"a result does not decode ({exc})") from None
+
+    def _stop(self, data) -> Stop:
+        try:
+            if data["status"] not in self.STOPS:
+                raise ValueError(f"status {data['status']!r}")
+            findings = [Finding(**f) for f in data["findings"]]
+            if not all(isinstance(f.property, str) and isinstance(f.message, str) for f in findings):
+                raise ValueError("a finding without a property or message")
+            return Stop(data["status"], _text(data, "summary"), tb=_text(data, "traceback"),
+                        findings=findings)
+        except (KeyError, TypeError, ValueError) as exc:
+            return _forged(f"a Stop is malformed ({exc})")
+
+
+def _text(record: dict, key: str) -> str:
+    value = record.get(key)
+    return value[:20000] if isinstance(value, str) else ""
+
+
+def _forged(why: str) -> Stop:
+    return Stop(ERROR, f"the process running your code sent the grader something it never asks "
+                       f"for: {why}. Code that writes to the grader's channels, or changes the "
+                       "grader's modules, does this.")

@@ -1,0 +1,104 @@
+"""The grader's parts import only what their role allows (grader/__init__.py says why)."""
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+SHARED = {"exercises", "verdict", "wire", "implementation"}
+FRONTS = {"__init__", "__main__", "cli", "notebook", "grade", "progress"}
+ALLOWED = {  # part -> the grader's parts and course packages it may import
+    "oracle": {"solutions"},  # the tree laws use the reference's acceptance constants
+    "observers": set(),
+    "models": set(),
+    "exercises": set(),
+    "verdict": set(),
+    "wire": set(),
+    "implementation": set(),
+    "checks": {"exercises", "models", "observers", "oracle", "solutions", "verdict"},
+    "decider": {"checks", "exercises", "observers", "verdict", "wire"},
+    "runner": {"checks", "exercises", "implementation", "observers", "wire"},
+    "bench": {"implementation", "models", "observers", "solutions"},
+    "selftest": {"checks", "decider", "exercises", "implementation", "observers", "runner", "verdict"},
+    **{front: {"bench", "checks", "decider", "exercises", "implementation", "models", "observers",
+               "progress", "grade", "notebook", "cli", "verdict"} for front in FRONTS},
+}
+
+
+def part(module: str) -> str:
+    """``grader.decider.run`` -> ``decider``; ``solutions.trees`` -> ``solutions``."""
+    names = module.split(".")
+    if names[0] != "grader":
+        return names[0]
+    return names[1] if len(names) > 1 else "__init__"
+
+
+def imported(tree: ast.Module) -> set[str]:
+    """Every module an import statement names, anywhere in the file (inside functions too)."""
+    modules = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            if node.module == "grader":  # `from grader import notebook` names a part
+                modules.update(f"grader.{alias.name}" for alias in node.names)
+            else:
+                modules.add(node.module)
+    return modules
+
+
+def violations(root: Path) -> list[str]:
+    """'grader/x.py imports y' for every import of the course's code its part may not make."""
+    found = []
+    for path in sorted((root / "grader").rglob("*.py")):
+        relative = path.relative_to(root)
+        here = part(".".join(relative.with_suffix("").parts))
+        for module in sorted(imported(ast.parse(path.read_text()))):
+            there = part(module)
+            if module.split(".")[0] not in ("grader", "lessons", "solutions") or there == here:
+                continue
+            if there not in ALLOWED.get(here, set()):
+                found.append(f"{relative} ({here}) imports {module}")
+    return found
+
+
+def test_every_part_imports_only_what_its_role_allows():
+    assert violations(ROOT) == []
+
+
+def test_every_part_of_the_grader_has_a_rule():
+    parts = {part(".".join(p.relative_to(ROOT).with_suffix("").parts)) for p in (ROOT / "grader").rglob("*.py")}
+    assert parts <= ALLOWED.keys(), f"parts without a rule: {sorted(parts - ALLOWED.keys())}"
+
+
+@pytest.mark.parametrize("where, code, module", [
+    ("decider/run.py", "from grader import implementation", "grader.implementation"),
+    ("decider/replay.py", "from grader.runner.record import RecordingCheckRun", "grader.runner.record"),
+    ("checks/max_fn.py", "import lessons.residual", "lessons.residual"),
+    ("oracle/laws.py", "from grader.checks import harness", "grader.checks"),
+    ("runner/record.py", "def load():\n    from lessons import residual", "lessons"),
+])
+def test_a_forbidden_import_is_named(tmp_path, where, code, module):
+    path = tmp_path / "grader" / where
+    path.parent.mkdir(parents=True)
+    path.write_text(f"import torch\n{code}\n")
+    assert violations(tmp_path) == [f"{Path('grader', where)} ({where.split('/')[0]}) imports {module}"]
+
+
+def test_the_decider_process_never_imports_the_learners_code():
+    """Deciding a check loads neither the learner's package nor the code that would import it."""
+    probe = ("import sys\n"
+             "from grader.decider import run_isolated\n"
+             "verdict, = run_isolated(['max_fn'], 'lessons', 0)\n"
+             "print(verdict.status)\n"
+             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'lessons'\n"
+             "             or m in ('grader.implementation', 'grader.runner')))\n")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr
+    status, modules = result.stdout.splitlines()[-2:]
+    assert status == "not started"  # the stub's NotImplementedError, seen by the runner
+    assert modules == "[]"
