@@ -36,6 +36,11 @@ def part(module: str) -> str:
     return names[1] if len(names) > 1 else "__init__"
 
 
+def part_of(path: Path, root: Path) -> str:
+    """The part a file of ``root/grader`` belongs to."""
+    return part(".".join(path.relative_to(root).with_suffix("").parts))
+
+
 def imported(tree: ast.Module) -> set[str]:
     """Every module an import statement names, anywhere in the file (inside functions too)."""
     modules = set()
@@ -54,8 +59,7 @@ def violations(root: Path) -> list[str]:
     """'grader/x.py imports y' for every import of the course's code its part may not make."""
     found = []
     for path in sorted((root / "grader").rglob("*.py")):
-        relative = path.relative_to(root)
-        here = part(".".join(relative.with_suffix("").parts))
+        relative, here = path.relative_to(root), part_of(path, root)
         for module in sorted(imported(ast.parse(path.read_text()))):
             there = part(module)
             if module.split(".")[0] not in ("grader", "lessons", "solutions") or there == here:
@@ -70,7 +74,7 @@ def test_every_part_imports_only_what_its_role_allows():
 
 
 def test_every_part_of_the_grader_has_a_rule():
-    parts = {part(".".join(p.relative_to(ROOT).with_suffix("").parts)) for p in (ROOT / "grader").rglob("*.py")}
+    parts = {part_of(path, ROOT) for path in (ROOT / "grader").rglob("*.py")}
     assert parts <= ALLOWED.keys(), f"parts without a rule: {sorted(parts - ALLOWED.keys())}"
 
 

@@ -1,9 +1,10 @@
 """The course's shipped target/drafter pair, and any other pair a user names.
 
-The shipped pair lives in ``grader/models/shipped/`` (see its MODEL_CARD.md); loading it never
-touches the network. ``--target``/``--drafter`` elsewhere accept a local directory or a
-hub id (``meta-llama/Llama-3.2-3B``), which transformers resolves from its local cache
-when offline.
+The shipped pair lives in ``grader/models/shipped/`` (see its MODEL_CARD.md); loading it
+never touches the network. ``--target``/``--drafter`` elsewhere accept a local directory
+or a hub id (``meta-llama/Llama-3.2-3B``), which transformers resolves from its local
+cache when offline. Beside it: ``corpus`` (the text it was trained on, and held-out
+prompts) and ``synthetic`` (a benchmark pair built, not trained, at any size).
 """
 from pathlib import Path
 
