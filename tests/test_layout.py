@@ -92,17 +92,26 @@ def test_a_forbidden_import_is_named(tmp_path, where, code, module):
     assert violations(tmp_path) == [f"{Path('grader', where)} ({where.split('/')[0]}) imports {module}"]
 
 
-def test_the_decider_process_never_imports_the_learners_code():
-    """Deciding a check loads neither the learner's package nor the code that would import it."""
-    probe = ("import sys\n"
+def test_the_decider_process_never_imports_the_learners_code(tmp_path):
+    """The learner's file is imported by the runner alone: the decider's ``sys.modules``
+    holds neither it nor the code that would import it."""
+    marker = tmp_path / "imported_by"
+    learner = tmp_path / "my_max_fn.py"
+    learner.write_text(f"import os\nopen({str(marker)!r}, 'a').write(str(os.getpid()) + '\\n')\n"
+                       "def max_fn(x):\n    x = x.clamp(min=0)\n    s = x.sum(-1, keepdim=True)\n"
+                       "    return x / s.where(s > 0, 1)\n")
+    probe = ("import os, sys\n"
              "from grader.decider import run_isolated\n"
-             "verdict, = run_isolated(['max_fn'], 'lessons', 0)\n"
-             "print(verdict.status)\n"
-             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'lessons'\n"
+             f"verdict, = run_isolated(['max_fn'], {str(learner)!r}, 0)\n"
+             "print(verdict.status, os.getpid())\n"
+             "print(sorted(m for m in sys.modules if m.startswith(('lessons', 'learner_'))\n"
              "             or m in ('grader.implementation', 'grader.runner')))\n")
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT,
                             timeout=300)
     assert result.returncode == 0, result.stderr
-    status, modules = result.stdout.splitlines()[-2:]
-    assert status == "not started"  # the stub's NotImplementedError, seen by the runner
+    status_line, modules = result.stdout.splitlines()[-2:]
+    status, decider_pid = status_line.split()
+    assert status == "passed"  # the file was imported, called and tested: by the runner
+    importers = marker.read_text().split()
+    assert importers and decider_pid not in importers
     assert modules == "[]"
