@@ -17,7 +17,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.verdict import PASSED, Verdict
+from grader.decider import run_isolated
+from grader.verdict import ERROR, Verdict
 
 
 class SubmissionError(ValueError):
@@ -64,9 +65,6 @@ def grade_one(name: str, path: Path, exercise_ids: list[str], seed: int,
               timeout: float | None) -> Row:
     """One submission's verdicts, from a copy of it (a zip is extracted; zipfile keeps every
     member inside the folder)."""
-    from grader.decider import run_isolated
-    from grader.verdict import ERROR
-
     with tempfile.TemporaryDirectory(prefix="grade-") as folder:
         copy = Path(folder) / "submission"
         try:
@@ -123,7 +121,7 @@ def write_csv(rows: list[Row], path: Path) -> None:
 
 def gradescope_results(row: Row) -> dict:
     """A Gradescope autograder ``results.json``: one test per exercise, 1 point if it passed."""
-    tests = [{"name": v.exercise, "score": float(v.status == PASSED), "max_score": 1.0,
+    tests = [{"name": v.exercise, "score": float(v.passed), "max_score": 1.0,
               "status": "passed" if v.passed else "failed", "output": v.summary} for v in row.verdicts]
     return {"score": sum(t["score"] for t in tests), "tests": tests}
 

@@ -92,12 +92,9 @@ def encode(value, handles: Handles, depth: int = 0):
         return {"dict": [[encode(k, handles, depth + 1), encode(v, handles, depth + 1)]
                          for k, v in value.items()]}
     if isinstance(value, torch.Tensor) and str(value.dtype) in TENSOR_DTYPES and value.layout == torch.strided:
-        # a subclass becomes a plain tensor here: none of its methods can reach the decider
-        data = value.detach().as_subclass(torch.Tensor).cpu().contiguous()
-        raw = data.view(torch.int16) if data.dtype == torch.bfloat16 else data
         return {"tensor": {"dtype": str(value.dtype), "shape": list(value.shape),
                            "device": str(value.device), "grad": value.requires_grad,
-                           "data": base64.b64encode(raw.numpy().tobytes()).decode()}}
+                           "data": base64.b64encode(tensor_bytes(value)).decode()}}
     if kind is np.ndarray and value.dtype.kind in ARRAY_KINDS:
         return {"array": {"dtype": value.dtype.str, "shape": list(value.shape),
                           "data": base64.b64encode(np.ascontiguousarray(value).tobytes()).decode()}}
@@ -105,6 +102,13 @@ def encode(value, handles: Handles, depth: int = 0):
         return {"scalar": {"dtype": value.dtype.str, "data": base64.b64encode(value.tobytes()).decode()}}
     return {"remote": {"handle": handles.number(value), "type": type_name(value), "repr": safe_repr(value),
                        "qualname": str(getattr(value, "__qualname__", ""))[:200]}}
+
+
+def tensor_bytes(tensor: torch.Tensor) -> bytes:
+    """A tensor's values as bytes, bfloat16 (which numpy lacks) as its 16 bits. A subclass
+    is read as a plain tensor: none of its methods run here."""
+    data = tensor.detach().as_subclass(torch.Tensor).cpu().contiguous()
+    return (data.view(torch.int16) if data.dtype == torch.bfloat16 else data).numpy().tobytes()
 
 
 def type_name(value) -> str:
@@ -241,9 +245,7 @@ def _describe(value, handles, depth) -> str:
         return "{" + ",".join(f"{_describe(k, handles, depth + 1)}:{_describe(v, handles, depth + 1)}"
                               for k, v in value.items()) + "}"
     if isinstance(value, torch.Tensor):
-        data = value.detach().cpu().contiguous()
-        raw = data.view(torch.int16) if data.dtype == torch.bfloat16 else data
-        return f"tensor({value.dtype},{list(value.shape)},{hashlib.sha1(raw.numpy().tobytes()).hexdigest()})"
+        return f"tensor({value.dtype},{list(value.shape)},{hashlib.sha1(tensor_bytes(value)).hexdigest()})"
     if isinstance(value, np.ndarray):
         return f"array({value.dtype},{value.shape},{hashlib.sha1(np.ascontiguousarray(value).tobytes()).hexdigest()})"
     if isinstance(value, torch.Generator):

@@ -16,11 +16,7 @@ from grader.selftest.in_process import replayed
 from grader.verdict import format_text
 from solutions import sampling
 from solutions.autoregressive import as_list, autoregressive_generate
-from solutions.ngram import (
-    NGramStorage,
-    PromptLookup,
-    ngram_assisted_speculative_generate,
-)
+from solutions.ngram import NGramStorage, PromptLookup, ngram_assisted_speculative_generate
 from solutions.verification import speculative_sampling
 
 TARGET = tiny.tiny_pair(check_ngram.MODEL_SEED)[0]

@@ -68,7 +68,7 @@ def forward_ms(target, prompts: list[list[int]], widths: tuple[int, ...], device
         for w in widths:
             tokens = torch.zeros((batch, w), dtype=torch.long, device=device)
             samples[w].append(speedup.timed(functools.partial(lane.feed, tokens, torch.ones_like(tokens)),
-                                          device))
+                                            device))
             lane.reject(w, none_kept, 0)  # every row keeps none of the w columns: all cropped
     return {w: 1000 * statistics.median(s) for w, s in samples.items()}
 
@@ -114,7 +114,7 @@ def run_batches(setup: speedup.Setup, batched_generate, sizes: list[int], gamma:
                 run(batches[0])
             # each batch is one "prompt" of the timed repetitions
             timings = speedup.time_methods(dataclasses.replace(setup, prompts=batches), runs,
-                                         repeats, progress)
+                                           repeats, progress)
             ar, spec = timings.median("autoregressive"), timings.median("speculative")
             costs = forward_ms(setup.target, batches[0], (1, gamma + 1), setup.device)
             tokens = len(batches) * size * setup.new_tokens

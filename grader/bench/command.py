@@ -6,13 +6,7 @@ import torch
 from grader import implementation
 from grader.bench import batches, speedup, tree_shapes
 from grader.bench.timing import LoadMeter, set_threads
-from grader.models import (
-    SHIPPED_DRAFTER,
-    SHIPPED_TARGET,
-    default_device,
-    load_model,
-    synthetic,
-)
+from grader.models import SHIPPED_DRAFTER, SHIPPED_TARGET, default_device, load_model, synthetic
 from grader.models.corpus import held_out_prompts
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -47,8 +41,8 @@ def build_setup(args):
     processor = (sampling.MultinomialProcessor(temperature=1.0) if args.sampling
                  else sampling.GreedyProcessor())
     setup = speedup.Setup(target, drafter, held_out_prompts(tokenizer, args.prompts), args.new_tokens,
-                        processor, implementation.load(args.impl, "autoregressive").autoregressive_generate,
-                        implementation.load(args.impl, "speculative").speculative_generate, device)
+                          processor, implementation.load(args.impl, "autoregressive").autoregressive_generate,
+                          implementation.load(args.impl, "speculative").speculative_generate, device)
     if not args.no_fast:
         fast = implementation.load(args.impl, "fast")
         setup.fast_generate = fast.fast_speculative_generate

@@ -99,12 +99,7 @@ def check_forwards(check, generate, model, use_cache):
 
 
 def check_shipped_pair(check, generate):
-    from grader.models import (
-        SHIPPED_MISSING,
-        SHIPPED_TARGET,
-        load_model,
-        shipped_pair_present,
-    )
+    from grader.models import SHIPPED_MISSING, SHIPPED_TARGET, load_model, shipped_pair_present
 
     if not shipped_pair_present():
         check.skip("the shipped pair", SHIPPED_MISSING)

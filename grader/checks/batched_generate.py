@@ -13,13 +13,7 @@ row's acceptance rate; two rows with one prompt drawn independently.
 """
 
 from grader.checks.harness import CheckRun
-from grader.checks.speculative_generate import (
-    GREEDY,
-    NO_EOS,
-    law_tests,
-    models,
-    same_processor_hint,
-)
+from grader.checks.speculative_generate import GREEDY, NO_EOS, law_tests, models, same_processor_hint
 from grader.models import SHIPPED_MISSING, load_pair, shipped_pair_present
 from grader.observers.recording import RecordingModel
 from grader.oracle import acceptance, laws, stats

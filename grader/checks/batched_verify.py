@@ -18,11 +18,7 @@ from grader.checks import verifier_rounds as rounds
 from grader.checks.harness import CheckRun
 from grader.observers.host_syncs import HostSyncCounter, TorchCalls
 from grader.oracle import laws, stats, verifier_laws
-from grader.oracle.verifier_cases import (
-    build_cases,
-    equal_distributions,
-    zero_target_rounds,
-)
+from grader.oracle.verifier_cases import build_cases, equal_distributions, zero_target_rounds
 
 LAW_DRAWS = 2000
 CASES = build_cases(LAW_DRAWS)

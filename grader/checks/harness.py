@@ -26,15 +26,7 @@ from grader import exercises
 from grader.exercises import Exercise
 from grader.observers import observation
 from grader.oracle import stats
-from grader.verdict import (
-    ERROR,
-    FAILED,
-    NOT_DEFINED,
-    NOT_STARTED,
-    PASSED,
-    Finding,
-    Verdict,
-)
+from grader.verdict import ERROR, FAILED, NOT_DEFINED, NOT_STARTED, PASSED, Finding, Verdict
 
 FAMILY_ERROR_RATE = 1e-3  # a correct implementation fails a check with at most this probability
 

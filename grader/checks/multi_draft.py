@@ -10,14 +10,7 @@ import torch
 from grader.checks import verifier_rounds as rounds
 from grader.checks.harness import CheckRun
 from grader.oracle import stats, tree_laws
-from grader.oracle.verifier_cases import (
-    CONSTRUCTION_SEED,
-    dirichlet,
-    disjoint,
-    near,
-    one_hot,
-    with_zeros,
-)
+from grader.oracle.verifier_cases import CONSTRUCTION_SEED, dirichlet, disjoint, near, one_hot, with_zeros
 
 VOCAB = 6
 LAW_DRAWS = 1000

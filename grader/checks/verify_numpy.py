@@ -5,11 +5,7 @@ import numpy as np
 
 from grader.checks import verifier_rounds as rounds
 from grader.checks.harness import CheckRun
-from grader.oracle.verifier_cases import (
-    build_cases,
-    equal_distributions,
-    zero_target_rounds,
-)
+from grader.oracle.verifier_cases import build_cases, equal_distributions, zero_target_rounds
 
 LAW_DRAWS = 2000
 CASES = build_cases(LAW_DRAWS)
