@@ -7,7 +7,8 @@ Layout, by the part each package plays:
 
 - the fronts: ``cli`` (``grader check|list|bench|demo|grade``), ``notebook`` (``check()``
   in a notebook), ``grade`` (a class graded for an instructor), ``progress`` (statuses);
-- shared records: ``exercises`` (the table of exercises), ``verdict`` (verdicts and their
+- shared records: ``sources`` (the course's code run from verified source only),
+  ``exercises`` (the table of exercises), ``verdict`` (verdicts and their
   text), ``wire`` (what may cross from the runner to the decider), ``implementation``
   (where a learner's code is found and imported);
 - ``decider/``: the process that decides verdicts; it replays checks on the runner's
@@ -31,6 +32,10 @@ runner or a learner's package; the runner imports the checks and ``implementatio
 part imports ``lessons`` by name. The runner runs the checks' own code to make their calls
 in order, statistics included; nothing it computes is trusted.
 """
+from grader import sources
+
+sources.install()  # every module of the course imported from here on runs from its source
+
 __all__ = ["check", "load_pair"]
 
 

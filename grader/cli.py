@@ -6,7 +6,7 @@ from pathlib import Path
 
 from grader import exercises, implementation, progress
 from grader.bench.timing import DEFAULT_THREADS
-from grader.decider import run_isolated
+from grader.decider import GraderFilesChanged, run_isolated, sandbox
 from grader.implementation import DEFAULT_IMPL
 from grader.verdict import COMING, SYMBOLS, format_text, to_json
 
@@ -29,6 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"seconds allowed per check (default: the check's own limit, "
                             f"{exercises.TIME_LIMIT_FACTOR}x the reference's time, at least "
                             f"{exercises.MIN_TIME_LIMIT:g} s)")
+    check.add_argument("--no-sandbox", action="store_true",
+                       help="run your code outside the sandbox (it is used wherever it can run)")
     check.add_argument("--json", action="store_true", help="print one JSON object")
     check.add_argument("-v", "--verbose", action="store_true", help="every finding and traceback")
 
@@ -43,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="the instructor's seed (keep it private: it fixes every draw)")
     grading.add_argument("--jobs", type=int, default=1, help="submissions graded at once")
     grading.add_argument("--timeout", type=float, default=None, help="seconds allowed per check")
+    grading.add_argument("--no-sandbox", action="store_true",
+                         help="grade where no sandbox can run (each submission's code then runs as "
+                              "you, with your files); said in the table, CSV and results.json")
     grading.add_argument("--csv", type=Path, default=None, help="write submission × exercise rows here")
     grading.add_argument("--gradescope", type=Path, default=None,
                          help="write Gradescope's results.json here (a folder for several submissions)")
@@ -173,11 +178,19 @@ def check(parser: argparse.ArgumentParser, args) -> int:
     runnable = [e.id for e in selected if e.check is not None]
     if coming and not args.json:
         print(f"{SYMBOLS[COMING]} coming: {', '.join(coming)} (these checks do not exist yet)")
+    unsandboxed = sandbox.why_unsandboxed(args.no_sandbox)
+    if unsandboxed and not args.json:
+        print(sandbox.UNSANDBOXED_NOTICE.format(why=unsandboxed), flush=True)
     verdicts = []
-    for verdict in run_isolated(runnable, args.impl, args.seed, args.timeout):
-        verdicts.append(verdict)
-        if not args.json:
-            print(format_text(verdict, args.verbose), flush=True)
+    try:
+        for verdict in run_isolated(runnable, args.impl, args.seed, args.timeout,
+                                    sandboxed=not unsandboxed):
+            verdicts.append(verdict)
+            if not args.json:
+                print(format_text(verdict, args.verbose), flush=True)
+    except GraderFilesChanged as exc:
+        print(f"✘ {exc}", file=sys.stderr)
+        return 1
     progress.record(verdicts, args.impl, exercises.BY_ID)
     if args.json:
         print(to_json(verdicts))

@@ -8,7 +8,7 @@ import pytest
 
 from tests.conftest import ROOT
 
-SHARED = {"exercises", "verdict", "wire", "implementation"}
+SHARED = {"exercises", "verdict", "wire", "implementation", "sources"}
 FRONTS = {"__init__", "__main__", "cli", "notebook", "grade", "progress"}
 ALLOWED = {  # part -> the grader's parts and course packages it may import
     "oracle": {"solutions"},  # the tree laws use the reference's acceptance constants
@@ -18,13 +18,14 @@ ALLOWED = {  # part -> the grader's parts and course packages it may import
     "verdict": set(),
     "wire": set(),
     "implementation": set(),
+    "sources": set(),
     "checks": {"exercises", "models", "observers", "oracle", "solutions", "verdict"},
-    "decider": {"checks", "exercises", "observers", "verdict", "wire"},
+    "decider": {"checks", "exercises", "observers", "sources", "verdict", "wire"},
     "runner": {"checks", "exercises", "implementation", "observers", "wire"},
     "bench": {"implementation", "models", "observers", "solutions"},
     "selftest": {"checks", "decider", "exercises", "implementation", "observers", "runner", "verdict"},
     **{front: {"bench", "checks", "decider", "exercises", "implementation", "models", "observers",
-               "progress", "grade", "notebook", "cli", "verdict"} for front in FRONTS},
+               "progress", "grade", "notebook", "cli", "sources", "verdict"} for front in FRONTS},
 }
 
 
@@ -94,7 +95,8 @@ def test_a_forbidden_import_is_named(tmp_path, where, code, module):
 
 def test_the_decider_process_never_imports_the_learners_code(tmp_path):
     """The learner's file is imported by the runner alone: the decider's ``sys.modules``
-    holds neither it nor the code that would import it."""
+    holds neither it nor the code that would import it. Unsandboxed, so that the file can
+    leave a mark of the process that imported it."""
     marker = tmp_path / "imported_by"
     learner = tmp_path / "my_max_fn.py"
     learner.write_text(f"import os\nopen({str(marker)!r}, 'a').write(str(os.getpid()) + '\\n')\n"
@@ -102,7 +104,7 @@ def test_the_decider_process_never_imports_the_learners_code(tmp_path):
                        "    return x / s.where(s > 0, 1)\n")
     probe = ("import os, sys\n"
              "from grader.decider import run_isolated\n"
-             f"verdict, = run_isolated(['max_fn'], {str(learner)!r}, 0)\n"
+             f"verdict, = run_isolated(['max_fn'], {str(learner)!r}, 0, sandboxed=False)\n"
              "print(verdict.status, os.getpid())\n"
              "print(sorted(m for m in sys.modules if m.startswith(('lessons', 'learner_'))\n"
              "             or m in ('grader.implementation', 'grader.runner')))\n")

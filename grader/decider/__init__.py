@@ -13,11 +13,13 @@ Each check may run for its exercise's time limit (``Exercise.time_limit``) or ``
 seconds; after a stopped or broken runner, the remaining exercises go to a new one.
 
 Modules: ``run`` (``run_isolated``: runners started and their records awaited),
+``sandbox`` (bubblewrap around each runner),
 ``channel`` (the runner's pipe, read a record at a time with deadlines) and ``replay``
 (``ReplayCheckRun``: each call's answer taken from the next record and checked).
 This package never imports the learner's code, ``grader.implementation`` or
 ``grader.runner``; tests/test_layout.py holds it to that.
 """
-from grader.decider.run import run_isolated
+from grader.decider import sandbox
+from grader.decider.run import GraderFilesChanged, run_isolated
 
-__all__ = ["run_isolated"]
+__all__ = ["GraderFilesChanged", "run_isolated", "sandbox"]

@@ -1,5 +1,7 @@
 """Runners started, their records awaited with deadlines, the checks replayed on them."""
+import importlib
 import os
+import pkgutil
 import signal
 import subprocess
 import sys
@@ -10,50 +12,107 @@ from pathlib import Path
 
 import torch
 
-from grader import exercises
+from grader import exercises, sources
 from grader.checks.harness import checked
+from grader.decider import sandbox
 from grader.decider.channel import Channel, RunnerGone, RunnerTimeout
 from grader.decider.replay import ReplayCheckRun
 from grader.observers import observation
 from grader.verdict import ERROR, Verdict
 
+DECIDING_PACKAGES = ("grader.oracle", "grader.observers", "grader.models", "solutions")
 SHOWN_OUTPUT_CHARS = 1500  # of what the learner's code printed, attached to the verdict
 
 
+class GraderFilesChanged(Exception):
+    """A file of the grader or the reference changed while a runner ran: stop grading."""
+
+
 def run_isolated(exercise_ids: list[str], impl: str, seed: int, timeout: float | None = None,
-                 grading: bool = False, import_root: Path | None = None):
+                 grading: bool = False, import_root: Path | None = None, sandboxed: bool = True,
+                 hidden: tuple[Path, ...] = ()):
     """Yield one Verdict per exercise id, in order, each decided here on a runner's records.
 
     ``grading``: the runner refuses imports of ``solutions`` from the learner's code;
-    ``import_root``: the folder the runner imports ``impl`` from, before anywhere else.
+    ``import_root``: the folder the runner imports ``impl`` from, before anywhere else;
+    ``sandboxed``: each runner runs in the sandbox (grader/decider/sandbox.py), which
+    covers the folders in ``hidden``. Raises GraderFilesChanged when a file of the course's
+    packages differs, after a runner, from what this process loaded and checked first.
     """
+    manifest = prepared(exercise_ids)
     pending = list(exercise_ids)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # the runner needs the other core; the tiny models gain nothing
     try:
         with tempfile.TemporaryDirectory(prefix="grader-") as outdir:
             while pending:
-                for verdict in _one_runner(pending, impl, seed, timeout, Path(outdir), grading,
-                                           import_root):
+                runner = Runner(impl, seed, Path(outdir), grading, import_root, sandboxed, hidden)
+                for verdict in runner.decide(pending, timeout):
+                    _stop_if_changed(manifest)
                     pending.remove(verdict.exercise)
                     yield verdict
+                _stop_if_changed(manifest)
     finally:
         torch.set_num_threads(threads)
 
 
-def _one_runner(exercise_ids, impl, seed, timeout, outdir, grading, import_root):
-    read_fd, write_fd = os.pipe()
-    command = [sys.executable, "-m", "grader.runner", "--impl", impl, "--seed", str(seed),
-               "--fd", str(write_fd), "--outdir", str(outdir), *(["--grading"] if grading else []),
-               *(["--import-root", str(import_root)] if import_root else []), *exercise_ids]
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    with open(outdir / "runner.err", "wb") as errors:
-        process = subprocess.Popen(command, pass_fds=(write_fd,), stdin=subprocess.DEVNULL,
-                                   stdout=subprocess.DEVNULL, stderr=errors,
-                                   start_new_session=True, env=env,
-                                   cwd=outdir if import_root else None)  # nothing to import there
-    os.close(write_fd)
-    channel = Channel(read_fd)
+def prepared(exercise_ids: list[str]) -> sources.Manifest:
+    """Every check to run, with the oracle and reference it uses, imported now, before any
+    runner starts, and the digests of the course's files that the checks must still match
+    after each runner (a file written by a runner would otherwise be run by the decider)."""
+    sys.dont_write_bytecode = True
+    for exercise_id in exercise_ids:
+        importlib.import_module(exercises.get(exercise_id).check)
+    for package in DECIDING_PACKAGES:  # what the checks import inside their functions, too
+        for module in pkgutil.walk_packages(importlib.import_module(package).__path__, f"{package}."):
+            importlib.import_module(module.name)
+    return sources.Manifest()
+
+
+def _stop_if_changed(manifest: sources.Manifest) -> None:
+    changed = manifest.changed()
+    if changed:
+        raise GraderFilesChanged(
+            f"grading stopped: the course's file {changed[0]}"
+            f"{f' (and {len(changed) - 1} more)' if len(changed) > 1 else ''} changed while "
+            "learner code ran. A submission that writes the grader's files does this; reinstall "
+            "the course (git checkout, or pip install) before grading again.")
+
+
+class Runner:
+    """One runner process (sandboxed or not) and the decisions made on its records."""
+
+    def __init__(self, impl, seed, outdir, grading, import_root, sandboxed, hidden):
+        self.impl, self.seed, self.outdir = impl, seed, outdir
+        self.grading, self.import_root, self.sandboxed, self.hidden = grading, import_root, sandboxed, hidden
+
+    def command(self, exercise_ids, write_fd: int) -> list[str]:
+        command = [sys.executable, "-m", "grader.runner", "--impl", self.impl, "--seed",
+                   str(self.seed), "--fd", str(write_fd), "--outdir", str(self.outdir),
+                   *(["--grading"] if self.grading else []),
+                   *(["--import-root", str(self.import_root)] if self.import_root else []),
+                   *exercise_ids]
+        if not self.sandboxed:
+            return command
+        readable = [Path(self.impl).resolve().parent] if self.impl.endswith(".py") else []
+        readable += [self.import_root] if self.import_root else [Path.cwd()]
+        return sandbox.wrap(command, self.outdir, readable, self.hidden)
+
+    def decide(self, exercise_ids, timeout):
+        read_fd, write_fd = os.pipe()
+        env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1")
+        with open(self.outdir / "runner.err", "wb") as errors:
+            process = subprocess.Popen(self.command(exercise_ids, write_fd), pass_fds=(write_fd,),
+                                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                       stderr=errors, start_new_session=True, env=env,
+                                       cwd=self.outdir if self.import_root else None)
+        os.close(write_fd)
+        yield from _records_decided(process, Channel(read_fd), exercise_ids, self.seed, timeout,
+                                    self.outdir)
+
+
+def _records_decided(process, channel, exercise_ids, seed, timeout, outdir):
+    """The verdicts decided on ``process``'s records, one per exercise until it stops."""
     try:
         for exercise_id in list(exercise_ids):  # the caller removes each one decided
             exercise = exercises.get(exercise_id)
@@ -149,9 +208,12 @@ def _kill(process: subprocess.Popen) -> None:
 def _describe_exit(code: int | None) -> str:
     if code is None:
         return "still running"
-    if code < 0:
-        return f"killed by {signal.Signals(-code).name}"
+    if code < 0 or code - 128 in _SIGNALS:  # bubblewrap exits with 128 + the child's signal
+        return f"killed by {signal.Signals(abs(code) if code < 0 else code - 128).name}"
     return f"exit code {code}"
+
+
+_SIGNALS = {s.value for s in signal.Signals}
 
 
 def read_head(path: Path) -> str:

@@ -1,0 +1,73 @@
+"""The course's own code, executed only from verified source: never from bytecode caches.
+
+A runner that could write files (unsandboxed) might plant a ``.pyc`` beside a grader module
+with the source's size and time, which Python would then run instead of the source. So the
+``grader`` and ``solutions`` packages are imported through ``SourceOnlyFinder``: each
+module is compiled from its source text, and no bytecode is read or written for it.
+
+``Manifest`` is the digest of every file of those packages (code, model weights and
+configs), made by the decider before any runner starts; ``changed()`` names the files that
+differ from it since. Installed by ``grader/__init__.py``, so it covers every module of the
+course imported after the package itself.
+"""
+import hashlib
+import importlib.abc
+import importlib.machinery
+import sys
+from pathlib import Path
+
+PACKAGES = ("grader", "solutions")
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class SourceOnlyLoader(importlib.machinery.SourceFileLoader):
+    """A source loader that compiles the source every time and writes no bytecode."""
+
+    def get_code(self, fullname):
+        path = self.get_filename(fullname)
+        return compile(self.get_data(path), path, "exec", dont_inherit=True)
+
+
+class SourceOnlyFinder(importlib.abc.MetaPathFinder):
+    """Finds the course's packages as usual, then loads them with ``SourceOnlyLoader``."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname.split(".")[0] not in PACKAGES:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is not None and isinstance(spec.loader, importlib.machinery.SourceFileLoader):
+            spec.loader = SourceOnlyLoader(fullname, spec.origin)
+            spec.cached = None
+        return spec
+
+
+def install() -> None:
+    """Put ``SourceOnlyFinder`` first on ``sys.meta_path`` (once)."""
+    if not any(isinstance(finder, SourceOnlyFinder) for finder in sys.meta_path):
+        sys.meta_path.insert(0, SourceOnlyFinder())
+
+
+def _files() -> list[Path]:
+    """Every file of the course's packages, bytecode caches left out (never executed)."""
+    found = []
+    for package in PACKAGES:
+        found += [p for p in sorted((ROOT / package).rglob("*"))
+                  if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"]
+    return found
+
+
+class Manifest:
+    """The sha256 of every file of the course's packages, taken when made."""
+
+    def __init__(self):
+        self.digests = {path: _digest(path) for path in _files()}
+
+    def changed(self) -> list[str]:
+        """The files (relative to the course's root) added, removed or rewritten since."""
+        now = set(_files())
+        differ = [p for p in self.digests if p not in now or _digest(p) != self.digests[p]]
+        return [str(p.relative_to(ROOT)) for p in sorted(differ + list(now - self.digests.keys()))]
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
