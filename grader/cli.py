@@ -213,13 +213,29 @@ def grade(parser: argparse.ArgumentParser, args) -> int:
         parser.error(str(exc))
     if args.gradescope and len(found) > 1 and args.gradescope.is_file():
         parser.error("--gradescope: several submissions need a folder, one results.json each")
+    why_not = sandbox.unavailable()
+    if why_not and not args.no_sandbox:
+        parser.error(f"the sandbox cannot run here ({why_not}), and grading for credit needs it: "
+                     "a submission's code would run as you, with your files and the other "
+                     "submissions. Install bubblewrap (see the README), or pass --no-sandbox to "
+                     "grade anyway (the table, CSV and results.json then say so)")
     selected = args.exercises or [e.id for e in exercises.EXERCISES if e.check is not None]
-    rows = grading.grade(found, selected, args.seed, args.jobs, args.timeout)
-    print(grading.table(rows))
+    sandboxed = not args.no_sandbox
+
+    def decided(row) -> None:
+        print(f"graded {row.submission}: {sum(v.passed for v in row.verdicts)} of "
+              f"{len(row.verdicts)} checks passed", flush=True)
+
+    try:
+        rows = grading.grade(found, selected, args.seed, args.jobs, args.timeout, sandboxed, decided)
+    except GraderFilesChanged as exc:
+        print(f"✘ {exc}", file=sys.stderr)
+        return 1
+    print(grading.table(rows, sandboxed))
     if args.csv:
-        grading.write_csv(rows, args.csv)
+        grading.write_csv(rows, args.csv, sandboxed)
     if args.gradescope:
-        grading.write_gradescope(rows, args.gradescope)
+        grading.write_gradescope(rows, args.gradescope, sandboxed)
     return 0
 
 

@@ -1,24 +1,30 @@
 """``grader grade``: grade a class's submissions, each in its own runner, for credit.
 
 A submission is a directory holding a ``lessons/`` package (at its top or one level
-down), or a zip of one; a folder of such submissions grades them all. Each is copied to a
-private folder (the learner's files are only read), then graded by a decider process
-of its own, in parallel over ``jobs`` processes: its runner imports that copy's
-``lessons`` and refuses ``solutions`` (grading mode), under each check's time limit, so
-one submission's crash, hang or flood never touches another's row.
+down), or a zip of one; a folder of such submissions grades them all. Each is graded by a
+decider process of its own, ``jobs`` at a time, which copies it (plain files only, within
+limits) to a private folder removed afterwards; its runners import that copy's ``lessons``
+in the sandbox, which hides every submission's original, and refuse ``solutions``. A
+decider process that ends early costs only its own row. The table, CSV and results.json are
+written by this process after every sandbox is gone.
 """
 import csv
 import json
 import multiprocessing
+import os
 import shutil
+import stat
 import tempfile
 import zipfile
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.decider import run_isolated
+from grader.decider import GraderFilesChanged, run_isolated
 from grader.verdict import ERROR, Verdict
+
+MAX_FILES = 2000  # a submission's files copied at most
+MAX_BYTES = 64 * 2**20  # and their bytes
 
 
 class SubmissionError(ValueError):
@@ -61,77 +67,194 @@ def lessons_root(path: Path) -> Path | None:
     return None
 
 
-def grade_one(name: str, path: Path, exercise_ids: list[str], seed: int,
-              timeout: float | None) -> Row:
-    """One submission's verdicts, from a copy of it (a zip is extracted; zipfile keeps every
-    member inside the folder)."""
-    with tempfile.TemporaryDirectory(prefix="grade-") as folder:
-        copy = Path(folder) / "submission"
-        try:
-            if path.suffix == ".zip":
-                with zipfile.ZipFile(path) as archive:
-                    archive.extractall(copy)
-            else:
-                shutil.copytree(path, copy, symlinks=False)
-        except (OSError, zipfile.BadZipFile) as exc:
-            return Row(name, [Verdict(e, ERROR, f"the submission could not be read: {exc}", seed)
-                              for e in exercise_ids])
-        root = lessons_root(copy)
-        if root is None:
-            return Row(name, [Verdict(e, ERROR, "the submission holds no lessons/ package "
-                                      "(lessons/__init__.py)", seed) for e in exercise_ids])
-        verdicts = list(run_isolated(exercise_ids, "lessons", seed, timeout, grading=True,
-                                     import_root=root))
+def copy_submission(path: Path, into: Path) -> None:
+    """A private copy of a submission in ``into``: plain files and folders only, at most
+    MAX_FILES files and MAX_BYTES bytes (a zip is extracted; zipfile keeps every member
+    inside ``into``). Raises SubmissionError naming what was refused."""
+    budget = _Budget()
+    if path.suffix == ".zip":
+        with zipfile.ZipFile(path) as archive:
+            for member in archive.infolist():
+                if stat.S_ISLNK(member.external_attr >> 16):
+                    raise SubmissionError(f"the zip holds a symbolic link, {member.filename}; "
+                                          "submissions must hold plain files")
+                budget.take(member.filename, member.file_size)
+            archive.extractall(into)
+        return
+    _copy_folder(path, into, budget)
+
+
+def _copy_folder(source: Path, into: Path, budget: "_Budget") -> None:
+    into.mkdir(parents=True, exist_ok=True)
+    for entry in os.scandir(source):
+        target = into / entry.name
+        if entry.is_symlink():
+            raise SubmissionError(f"{entry.path} is a symbolic link; submissions must hold plain "
+                                  "files (a link could point at any file of the grading machine)")
+        if entry.is_dir(follow_symlinks=False):
+            _copy_folder(Path(entry.path), target, budget)
+        elif entry.is_file(follow_symlinks=False):
+            budget.take(entry.path, entry.stat(follow_symlinks=False).st_size)
+            shutil.copyfile(entry.path, target, follow_symlinks=False)
+        else:
+            raise SubmissionError(f"{entry.path} is not a plain file (a device, pipe or socket); "
+                                  "submissions must hold plain files")
+
+
+class _Budget:
+    """Counts a submission's files and bytes against MAX_FILES and MAX_BYTES."""
+
+    def __init__(self):
+        self.files, self.bytes = 0, 0
+
+    def take(self, name: str, size: int) -> None:
+        self.files, self.bytes = self.files + 1, self.bytes + size
+        if self.files > MAX_FILES or self.bytes > MAX_BYTES:
+            raise SubmissionError(f"the submission is larger than the grader copies (at {name}: "
+                                  f"over {MAX_FILES} files or {MAX_BYTES // 2**20} MB); hand in "
+                                  "the lessons/ folder alone")
+
+
+def grade_one(name: str, path: Path, exercise_ids: list[str], seed: int, timeout: float | None,
+              workdir: Path, sandboxed: bool, hidden: tuple[Path, ...]) -> Row:
+    """One submission's verdicts, decided in this process from a copy of it in ``workdir``."""
+    tempfile.tempdir = str(workdir)  # the runners' output folders too: the caller removes it
+    copy = workdir / "submission"
+    try:
+        copy_submission(path, copy)
+    except (OSError, zipfile.BadZipFile, SubmissionError) as exc:
+        return _error_row(name, exercise_ids, seed, f"the submission could not be read: {exc}")
+    root = lessons_root(copy)
+    if root is None:
+        return _error_row(name, exercise_ids, seed, "the submission holds no lessons/ package "
+                                                    "(lessons/__init__.py)")
+    verdicts = list(run_isolated(exercise_ids, "lessons", seed, timeout, grading=True,
+                                 import_root=root, sandboxed=sandboxed, hidden=hidden))
     return Row(name, verdicts)
 
 
+def _error_row(name: str, exercise_ids: list[str], seed: int, summary: str) -> Row:
+    return Row(name, [Verdict(e, ERROR, summary, seed) for e in exercise_ids])
+
+
+def _decided_apart(name, path, exercise_ids, seed, timeout, sandboxed, hidden) -> Row:
+    """``grade_one`` in a process of its own (spawned: a forked copy of a process that runs
+    torch can deadlock): if anything ends that process, only this row is an error. Its
+    folder is removed here, however it ended."""
+    workdir = Path(tempfile.mkdtemp(prefix="grade-"))
+    context = multiprocessing.get_context("spawn")
+    receive, send = context.Pipe(duplex=False)
+    process = context.Process(target=_send_row, daemon=True, args=(
+        send, name, path, exercise_ids, seed, timeout, workdir, sandboxed, hidden))
+    try:
+        process.start()
+        send.close()
+        try:
+            outcome = receive.recv()
+        except EOFError:
+            process.join()
+            return _error_row(name, exercise_ids, seed, "the grading process of this submission "
+                              f"ended (exit code {process.exitcode}) before its verdicts were "
+                              "decided; the other submissions were graded as usual.")
+        if isinstance(outcome, GraderFilesChanged):
+            raise outcome
+        return outcome
+    finally:
+        process.join(timeout=10)
+        if process.is_alive():
+            process.kill()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _send_row(send, *args) -> None:
+    try:
+        send.send(grade_one(*args))
+    except GraderFilesChanged as exc:
+        send.send(exc)
+
+
 def grade(found: dict[str, Path], exercise_ids: list[str], seed: int, jobs: int,
-          timeout: float | None = None) -> list[Row]:
-    """The rows of the submissions ``found`` ({name: path}), in that order."""
-    # spawn, not fork: a forked copy of a process that runs torch can deadlock
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = [pool.submit(grade_one, name, path, exercise_ids, seed, timeout)
-                   for name, path in found.items()]
+          timeout: float | None = None, sandboxed: bool = True, on_row=None) -> list[Row]:
+    """The rows of the submissions ``found`` ({name: path}), in that order; ``on_row(row)``
+    as each is decided. Every runner's sandbox hides every submission's original."""
+    hidden = tuple(found.values())
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = {pool.submit(_decided_apart, name, path, exercise_ids, seed, timeout, sandboxed,
+                               hidden): name for name, path in found.items()}
+        try:
+            for future in as_completed(futures):
+                if on_row:
+                    on_row(future.result())
+        except GraderFilesChanged:
+            for future in futures:
+                future.cancel()
+            raise
         return [future.result() for future in futures]
 
 
-def table(rows: list[Row]) -> str:
-    """Submission × exercise: status and properties held (or the count that failed)."""
+SANDBOXED = "graded in the sandbox (bubblewrap)"
+UNSANDBOXED = ("graded WITHOUT a sandbox (--no-sandbox): each submission's code ran as the "
+               "grading user, and could have reached the grader's files and other submissions")
+
+
+def cell(verdict: Verdict) -> str:
+    """A verdict in the table: status, properties held / evaluated from outputs, and apart
+    those judged from observations in the process that ran the learner's code."""
+    if not verdict.properties:
+        return verdict.status
+    decided = verdict.properties - len(verdict.observed)
+    failed = len(verdict.findings) - verdict.observed_failed
+    text = f"{verdict.status} {decided - failed}/{decided} held"
+    if verdict.observed:
+        observed = len(verdict.observed)
+        text += f" +{observed - verdict.observed_failed}/{observed} observed"
+    return text
+
+
+def table(rows: list[Row], sandboxed: bool = True) -> str:
+    """Submission × exercise: each verdict's ``cell``, the checks passed, and how graded."""
     exercise_ids = [v.exercise for v in rows[0].verdicts] if rows else []
     header = ["submission", *exercise_ids, "passed"]
     lines = [header]
     for row in rows:
-        cells = [f"{v.status} {v.properties - len(v.findings)}/{v.properties}" if v.properties
-                 else v.status for v in row.verdicts]
+        cells = [cell(v) for v in row.verdicts]
         lines.append([row.submission, *cells, f"{sum(v.passed for v in row.verdicts)}/{len(cells)}"])
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
-    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip()
-                     for line in lines)
+    body = "\n".join("  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines)
+    return (f"{body}\n\n{SANDBOXED if sandboxed else UNSANDBOXED}. \"held\": properties "
+            "decided from your code's outputs; \"observed\": judged from what was observed "
+            "inside the process that ran it (forwards fed, host reads, compiled graphs).")
 
 
-def write_csv(rows: list[Row], path: Path) -> None:
+def write_csv(rows: list[Row], path: Path, sandboxed: bool = True) -> None:
     with open(path, "w", newline="") as f:
         writer = csv.writer(f)
-        writer.writerow(["submission", "exercise", "status", "properties", "failed", "seconds", "summary"])
+        writer.writerow(["submission", "exercise", "status", "properties", "failed",
+                         "observed_properties", "observed_failed", "sandboxed", "seconds",
+                         "summary", "failing properties"])
         for row in rows:
             for v in row.verdicts:
                 writer.writerow([row.submission, v.exercise, v.status, v.properties,
-                                 len(v.findings), f"{v.seconds:.1f}", v.summary])
+                                 len(v.findings), len(v.observed), v.observed_failed,
+                                 "yes" if sandboxed else "no (--no-sandbox)", f"{v.seconds:.1f}",
+                                 v.summary, "; ".join(f.property for f in v.findings)])
 
 
-def gradescope_results(row: Row) -> dict:
+def gradescope_results(row: Row, sandboxed: bool = True) -> dict:
     """A Gradescope autograder ``results.json``: one test per exercise, 1 point if it passed."""
     tests = [{"name": v.exercise, "score": float(v.passed), "max_score": 1.0,
               "status": "passed" if v.passed else "failed", "output": v.summary} for v in row.verdicts]
-    return {"score": sum(t["score"] for t in tests), "tests": tests}
+    return {"score": sum(t["score"] for t in tests), "tests": tests,
+            "output": SANDBOXED if sandboxed else UNSANDBOXED}
 
 
-def write_gradescope(rows: list[Row], path: Path) -> None:
+def write_gradescope(rows: list[Row], path: Path, sandboxed: bool = True) -> None:
     """One submission: ``path`` is its results.json. Several: ``path`` is a folder with
     ``<submission>/results.json`` each."""
     if len(rows) == 1:
-        path.write_text(json.dumps(gradescope_results(rows[0]), indent=2))
+        path.write_text(json.dumps(gradescope_results(rows[0], sandboxed), indent=2))
         return
     for row in rows:
         (path / row.submission).mkdir(parents=True, exist_ok=True)
-        (path / row.submission / "results.json").write_text(json.dumps(gradescope_results(row), indent=2))
+        (path / row.submission / "results.json").write_text(
+            json.dumps(gradescope_results(row, sandboxed), indent=2))

@@ -41,6 +41,12 @@ class Verdict:
     output: str = ""  # what the learner's code printed, truncated
     seconds: float = 0.0
     stopped: bool = False  # a property failed that the later ones depend on: they did not run
+    observed: list[str] = field(default_factory=list)  # properties judged from what was observed
+    # in the process running the learner's code, which that code could rewrite
+
+    @property
+    def observed_failed(self) -> int:
+        return sum(f.property in self.observed for f in self.findings)
 
     @property
     def passed(self) -> bool:
@@ -83,6 +89,9 @@ def format_text(verdict: Verdict, verbose: bool = False, timing: bool = True) ->
     if verdict.output:
         lines.append("  your code printed:")
         lines.extend("    | " + line for line in verdict.output.splitlines())
+    if verbose and verdict.observed:
+        lines.append(f"  {len(verdict.observed)} properties were judged from what was observed in "
+                     f"the process running your code: {'; '.join(verdict.observed)}")
     if verbose and verdict.traceback:
         lines.append(verdict.traceback.rstrip())
     return "\n".join(lines)

@@ -13,6 +13,7 @@ anything; grader/selftest/in_process.py runs a check in one process either way.
 """
 import errno
 import hashlib
+from contextlib import contextmanager
 import importlib
 import random
 import traceback
@@ -47,6 +48,8 @@ class CheckRun:
         self.findings: list[Finding] = []
         self.tests: list[tuple[Finding, float]] = []
         self.properties = 0
+        self.observed: list[str] = []  # properties judged from observations (see ``observing``)
+        self._observing = False
         self.skipped: list[tuple[str, str]] = []  # (property, why it could not be evaluated)
         self.revisions = []  # functions that may rewrite the failing findings' hints
 
@@ -121,15 +124,33 @@ class CheckRun:
                     tb=traceback.format_exc())
 
     # --- properties ----------------------------------------------------------------
+    @contextmanager
+    def observing(self):
+        """Properties recorded inside are judged from what observers saw in the process that
+        runs the learner's code (forwards fed, host reads, torch calls, compiled graphs), which
+        that code could have rewritten: verdicts and ``grader grade`` list them apart."""
+        self._observing = True
+        try:
+            yield
+        finally:
+            self._observing = False
+
+    def _counted(self, prop: str) -> None:
+        self.properties += 1
+        if self._observing:
+            self.observed.append(prop)
+
     def require(self, prop: str, ok: bool, message: str, hint: str = "", table=None):
         """A deterministic property: record a finding if ``ok`` is false."""
-        self.properties += 1
+        self._counted(prop)
         if not ok:
             self.findings.append(Finding(prop, message, hint, table))
         return ok
 
     def fail(self, prop: str, message: str, hint: str = "", table=None):
         """Stop the check now: later properties depend on this one."""
+        if self._observing:
+            self.observed.append(prop)
         raise Stop(FAILED, f"{prop} failed, and the properties after it depend on it.",
                    Finding(prop, message, hint, table))
 
@@ -148,7 +169,7 @@ class CheckRun:
     def test(self, prop: str, result: "stats.TestResult", hint: str = ""):
         """A statistical property. Impossible outcomes fail at once; p-values are
         Holm-corrected across the check when it ends."""
-        self.properties += 1
+        self._counted(prop)
         finding = Finding(prop, result.message, hint, result.table, result.statistic,
                           result.p_value, result.draws)
         if result.impossible:
@@ -184,16 +205,17 @@ class CheckRun:
             revision(findings)
         if findings:
             return Verdict(self.exercise.id, FAILED, self._failed(findings), self.seed, findings,
-                           self.properties)
+                           self.properties, observed=self.observed)
         if self.skipped or not self.properties:
             why = "; ".join(f"{prop}: {reason}" for prop, reason in self.skipped) or "none was"
             return Verdict(self.exercise.id, ERROR, f"{self.properties} properties hold, but not "
                            f"every property was evaluated ({why}), so this is no pass.",
-                           self.seed, [], self.properties)
+                           self.seed, [], self.properties, observed=self.observed)
         tests = (f"{len(self.tests)} statistical tests at family error rate {FAMILY_ERROR_RATE:g}"
                  if self.tests else "no statistical tests")
         summary = f"all {self.properties} properties hold ({tests})."
-        return Verdict(self.exercise.id, PASSED, summary, self.seed, [], self.properties)
+        return Verdict(self.exercise.id, PASSED, summary, self.seed, [], self.properties,
+                       observed=self.observed)
 
 
 def checked(check: CheckRun) -> Verdict:
@@ -204,7 +226,7 @@ def checked(check: CheckRun) -> Verdict:
         return check.verdict()
     except Stop as stop:
         return Verdict(check.exercise.id, stop.status, stop.summary, check.seed, stop.findings,
-                       check.properties, stop.tb, stopped=True)
+                       check.properties, stop.tb, stopped=True, observed=check.observed)
 
 
 _OPAQUE = object()  # models, processors and other objects: not compared

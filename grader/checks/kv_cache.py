@@ -53,22 +53,23 @@ def check_discipline(check, generate, target, drafter, prompt, kwargs, label,
         crash = stop
     if crash is None and ids != reference_ids:
         return
-    seen = [(c.role, c.fed, c.cached) for c in log]
-    wrong = next((i for i, (a, b) in enumerate(zip(seen, expected)) if a != b), None)
-    if wrong is None and len(seen) != len(expected) and crash is None:
-        wrong = min(len(seen), len(expected))
-    if wrong is None:
-        if crash is not None:
-            raise crash
-        check.require(f"cache discipline ({label})", True, "")
-        return
-    after = f"; then it raised: {crash.summary}" if crash is not None else ""
-    got = seen[wrong] if wrong < len(seen) else None
-    want = expected[wrong] if wrong < len(expected) else None
-    # the other properties rest on this one (and a broken cache often crashes them)
-    check.fail(f"cache discipline ({label})",
-               f"forward {wrong + 1} was {describe(got)}; expected {describe(want)}{after}",
-               hint(got, want, rules), table(seen, expected, wrong))
+    with check.observing():  # the forwards as the wrappers logged them
+        seen = [(c.role, c.fed, c.cached) for c in log]
+        wrong = next((i for i, (a, b) in enumerate(zip(seen, expected)) if a != b), None)
+        if wrong is None and len(seen) != len(expected) and crash is None:
+            wrong = min(len(seen), len(expected))
+        if wrong is None:
+            if crash is not None:
+                raise crash
+            check.require(f"cache discipline ({label})", True, "")
+            return
+        after = f"; then it raised: {crash.summary}" if crash is not None else ""
+        got = seen[wrong] if wrong < len(seen) else None
+        want = expected[wrong] if wrong < len(expected) else None
+        # the other properties rest on this one (and a broken cache often crashes them)
+        check.fail(f"cache discipline ({label})",
+                   f"forward {wrong + 1} was {describe(got)}; expected {describe(want)}{after}",
+                   hint(got, want, rules), table(seen, expected, wrong))
 
 
 def describe(forward) -> str:

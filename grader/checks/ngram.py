@@ -236,8 +236,9 @@ def check_greedy(check, generate, target, greedy_run: Run):
             found, problem = ngram_trace.rounds(log, greedy_run.prompt, expected, partial=True)
             broken = problem or cache_problem(found, use_cache=True)
             if broken:
-                check.fail(f"cache discipline ({label})", f"{broken}; then it raised: {stop.summary}",
-                           CACHE_HINT)
+                with check.observing():
+                    check.fail(f"cache discipline ({label})", f"{broken}; then it raised: {stop.summary}",
+                               CACHE_HINT)
         raise
     prop = "end tokens" if greedy_run.eos != NO_EOS else "greedy output"
     if not check.require(f"{prop} ({label})", ids == expected,
@@ -247,25 +248,26 @@ def check_greedy(check, generate, target, greedy_run: Run):
                          "token among all the tokens a round emits; never emit more than "
                          "max_gen_len tokens (draft min(gamma, tokens left − 1))"):
         return
-    found, problem = ngram_trace.rounds(log, greedy_run.prompt, ids)
-    if not check.require(f"one target forward per round ({label})", problem is None, str(problem),
-                         "each round is ONE target forward over the text so far and the round's "
-                         "drafts (with a cache: over what the cache lacks); it emits the accepted "
-                         "drafts and one token of the target's"):
-        return
-    broken = cache_problem(found, greedy_run.use_cache)
-    check.require(f"{'cache discipline' if greedy_run.use_cache else 'no cache'} ({label})",
-                  broken is None, str(broken), CACHE_HINT if greedy_run.use_cache else
-                  "with use_cache=False run the target over the whole sequence, with no cache")
-    if greedy_run.eos == NO_EOS:
-        accepted, drafted = ngram_trace.acceptance(found)
-        right = accepted / drafted if drafted else 0.0
-        check.require(f"acceptance rate ({label})", abs(rate - right) < 1e-9,
-                      f"returned the rate {rate}; the forwards show {accepted} accepted of "
-                      f"{drafted} drafted tokens ({right})",
-                      "accepted drafts / drafted tokens over the whole call, counting the drafts "
-                      "each round really made (fewer than gamma near the end or when drafting "
-                      "stopped); 0.0 when nothing was drafted")
+    with check.observing():  # the rounds, as the target wrapper logged them
+        found, problem = ngram_trace.rounds(log, greedy_run.prompt, ids)
+        if not check.require(f"one target forward per round ({label})", problem is None, str(problem),
+                             "each round is ONE target forward over the text so far and the round's "
+                             "drafts (with a cache: over what the cache lacks); it emits the accepted "
+                             "drafts and one token of the target's"):
+            return
+        broken = cache_problem(found, greedy_run.use_cache)
+        check.require(f"{'cache discipline' if greedy_run.use_cache else 'no cache'} ({label})",
+                      broken is None, str(broken), CACHE_HINT if greedy_run.use_cache else
+                      "with use_cache=False run the target over the whole sequence, with no cache")
+        if greedy_run.eos == NO_EOS:
+            accepted, drafted = ngram_trace.acceptance(found)
+            right = accepted / drafted if drafted else 0.0
+            check.require(f"acceptance rate ({label})", abs(rate - right) < 1e-9,
+                          f"returned the rate {rate}; the forwards show {accepted} accepted of "
+                          f"{drafted} drafted tokens ({right})",
+                          "accepted drafts / drafted tokens over the whole call, counting the drafts "
+                          "each round really made (fewer than gamma near the end or when drafting "
+                          "stopped); 0.0 when nothing was drafted")
 
 
 def cache_problem(found, use_cache: bool) -> str | None:
@@ -288,21 +290,22 @@ def check_fixed_drafts(check, generate, target, prop, fixed_run: Run, hint):
                        LoggedModel(target, "target", expected_log), **fixed_run.kwargs())
     generated(check, generate, list(fixed_run.prompt), fixed_run.storage(),
               LoggedModel(target, "target", actual_log), **fixed_run.kwargs(), what=f"(greedy, {label})")
-    expected = [(c.cached, c.ids) for c in expected_log]
-    actual = [(c.cached, c.ids) for c in actual_log]
-    wrong = next((i for i, (a, b) in enumerate(zip(actual, expected)) if a != b),
-                 None if len(actual) == len(expected) else min(len(actual), len(expected)))
-    if wrong is None:
-        check.require(f"{prop} ({label})", True, "")
-        return
-    rows = [["forward", "cached", "fed", "expected cached", "expected fed"]]
-    for i in range(max(0, wrong - SHOWN_FORWARDS + 2), min(wrong + 2, max(len(actual), len(expected)))):
-        got = actual[i] if i < len(actual) else ("-", "-")
-        want = expected[i] if i < len(expected) else ("-", "-")
-        rows.append([str(i + 1), str(got[0]), str(got[1]), str(want[0]), str(want[1])])
-    check.require(f"{prop} ({label})", False,
-                  f"target forward {wrong + 1} differs from the contract's (the storage ignores "
-                  "updates, so the drafts are fixed)", hint, rows)
+    with check.observing():  # the forwards, as the target wrapper logged them
+        expected = [(c.cached, c.ids) for c in expected_log]
+        actual = [(c.cached, c.ids) for c in actual_log]
+        wrong = next((i for i, (a, b) in enumerate(zip(actual, expected)) if a != b),
+                     None if len(actual) == len(expected) else min(len(actual), len(expected)))
+        if wrong is None:
+            check.require(f"{prop} ({label})", True, "")
+            return
+        rows = [["forward", "cached", "fed", "expected cached", "expected fed"]]
+        for i in range(max(0, wrong - SHOWN_FORWARDS + 2), min(wrong + 2, max(len(actual), len(expected)))):
+            got = actual[i] if i < len(actual) else ("-", "-")
+            want = expected[i] if i < len(expected) else ("-", "-")
+            rows.append([str(i + 1), str(got[0]), str(got[1]), str(want[0]), str(want[1])])
+        check.require(f"{prop} ({label})", False,
+                      f"target forward {wrong + 1} differs from the contract's (the storage ignores "
+                      "updates, so the drafts are fixed)", hint, rows)
 
 
 def check_shipped_pair(check, generate):

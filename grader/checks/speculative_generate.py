@@ -70,7 +70,8 @@ def run_loop_checks(check: CheckRun, generate, target, drafters: dict, use_cache
     check_end_tokens(check, generate, target, use_cache)
     check_max_gen_len(check, generate, target, drafters["near"], use_cache)
     if not use_cache:
-        check_forwards(check, generate, target, drafters["near"])
+        with check.observing():
+            check_forwards(check, generate, target, drafters["near"])
     check_shipped_pair(check, generate, use_cache)
     check_acceptance(check, generate, target, drafters, ACCEPTANCE_CASE, use_cache)
     for case in LAW_CASES:

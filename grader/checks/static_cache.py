@@ -87,15 +87,17 @@ def check_discipline(check, fast, target, drafter, processor, prompts, gamma, la
                                     gamma=gamma, logits_processor=processor, max_gen_len=12,
                                     eos_tokens_id=NO_EOS, compile=False,
                                     what=f"({label}, call {call}, models wrapped to record forwards)")
-            judge_forwards(check, list(log), prompt + ids, f"{label}, call {call}")
+            with check.observing():
+                judge_forwards(check, list(log), prompt + ids, f"{label}, call {call}")
             rounds = sum(c.role == "target" for c in log) - 1  # the first is the prefill
-            check.require(f"one host sync per round ({label}, call {call})",
-                          syncs.count <= rounds + SYNC_ALLOWANCE,
-                          f"{syncs.count} host reads of tensors outside the forwards for {rounds} "
-                          f"rounds; expected at most {rounds + SYNC_ALLOWANCE}",
-                          "read the round's result on the host once (n and the first end token "
-                          "together, one .tolist()); sample, write drafts and move the caches "
-                          "back with tensor operations: on a GPU each read waits for the device")
+            with check.observing():
+                check.require(f"one host sync per round ({label}, call {call})",
+                              syncs.count <= rounds + SYNC_ALLOWANCE,
+                              f"{syncs.count} host reads of tensors outside the forwards for {rounds} "
+                              f"rounds; expected at most {rounds + SYNC_ALLOWANCE}",
+                              "read the round's result on the host once (n and the first end token "
+                              "together, one .tolist()); sample, write drafts and move the caches "
+                              "back with tensor operations: on a GPU each read waits for the device")
 
 
 def judge_forwards(check, log, text, label) -> None:
@@ -186,7 +188,8 @@ def check_baseline(check, baseline, target, gpt2):
     wrapped = LoggedModel(target, "target", log)
     ids = check.call(eager, [2, 3], wrapped, max_gen_len=6, eos_tokens_id=NO_EOS,
                      what="(greedy, the model wrapped to record forwards)")
-    judge_forwards(check, log, [2, 3] + list(ids), "fast_autoregressive_generate")
+    with check.observing():
+        judge_forwards(check, log, [2, 3] + list(ids), "fast_autoregressive_generate")
     processor, prompt, length, draws = AUTOREGRESSIVE_LAW
     label = f"{processor!r}, prompt {prompt}"
     check.seed_everything("baseline law", label)
@@ -219,12 +222,13 @@ def check_compiled(check, fast):
                       f"gave {ids}; greedy decoding of the shipped target alone gives {expected}")
         if compiled_before is not None:
             new = graphs.count - compiled_before
-            check.require("no recompile for another prompt or shorter last rounds", new == 0,
-                          f"the second compiled call built {new} new graph(s)",
-                          "keep the shapes of the compiled steps fixed: the drafter's [1, 1] step "
-                          "and the target's [1, gamma + 1] verification in every round (draft "
-                          "gamma, count only what fits), a cache length that does not depend on "
-                          "the prompt, and the eager prefill outside the compiled steps")
+            with check.observing():
+                check.require("no recompile for another prompt or shorter last rounds", new == 0,
+                              f"the second compiled call built {new} new graph(s)",
+                              "keep the shapes of the compiled steps fixed: the drafter's [1, 1] step "
+                              "and the target's [1, gamma + 1] verification in every round (draft "
+                              "gamma, count only what fits), a cache length that does not depend on "
+                              "the prompt, and the eager prefill outside the compiled steps")
         compiled_before = graphs.count
 
 

@@ -212,14 +212,15 @@ def check_law(check, generate, target, drafters, case):
         first_trees.append(log[0].ids if log else [])
         if not set(ids) & set(as_list(case.eos)):  # no end token cut a round short
             identity.append((len(ids), len(log), mean))
-    whole_tree(check, case, first_trees)
     wrong = [(n, forwards, mean) for n, forwards, mean in identity
              if abs(n - forwards * (1 + mean)) > 1e-6]
-    check.require(f"mean_accepted = accepted nodes / target forwards ({label})", not wrong,
-                  f"(tokens, target forwards, mean_accepted) were {wrong[:3]} in {len(wrong)} runs: "
-                  "a run without end tokens emits one token more than it accepts per round, so "
-                  "tokens = forwards · (1 + mean_accepted)", MEAN_HINT + "; and run one target "
-                  "forward per round, none before the first")
+    with check.observing():  # the first tree and the forward count, as the wrapper logged them
+        whole_tree(check, case, first_trees)
+        check.require(f"mean_accepted = accepted nodes / target forwards ({label})", not wrong,
+                      f"(tokens, target forwards, mean_accepted) were {wrong[:3]} in {len(wrong)} runs: "
+                      "a run without end tokens emits one token more than it accepts per round, so "
+                      "tokens = forwards · (1 + mean_accepted)", MEAN_HINT + "; and run one target "
+                      "forward per round, none before the first")
 
     eos = as_list(case.eos)
     law = tree_laws.generate_law(target, drafter, case.prompt, case.branching, case.length,
