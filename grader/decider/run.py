@@ -87,16 +87,18 @@ class Runner:
         self.grading, self.import_root, self.sandboxed, self.hidden = grading, import_root, sandboxed, hidden
 
     def command(self, exercise_ids, write_fd: int) -> list[str]:
-        command = [sys.executable, "-m", "grader.runner", "--impl", self.impl, "--seed",
+        impl = str(Path(self.impl).resolve()) if self.impl.endswith(".py") else self.impl
+        command = [sys.executable, "-m", "grader.runner", "--impl", impl, "--seed",
                    str(self.seed), "--fd", str(write_fd), "--outdir", str(self.outdir),
                    *(["--grading"] if self.grading else []),
                    *(["--import-root", str(self.import_root)] if self.import_root else []),
                    *exercise_ids]
         if not self.sandboxed:
             return command
-        readable = [Path(self.impl).resolve().parent] if self.impl.endswith(".py") else []
+        readable = [Path(impl).parent] if impl.endswith(".py") else []
         readable += [self.import_root] if self.import_root else [Path.cwd()]
-        return sandbox.wrap(command, self.outdir, readable, self.hidden)
+        return sandbox.wrap(command, self.outdir, readable, self.hidden,
+                            chdir=None if self.import_root else Path.cwd())
 
     def decide(self, exercise_ids, timeout):
         read_fd, write_fd = os.pipe()

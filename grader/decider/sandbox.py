@@ -58,10 +58,11 @@ def unavailable() -> str:
     return ""
 
 
-def wrap(command: list[str], writable: Path, readable: list[Path],
-         hidden: list[Path] = ()) -> list[str]:
-    """``command`` run in the sandbox: ``writable`` is its only writable folder (and its
-    working folder); ``readable`` are the paths it must read that a private /tmp hides."""
+def wrap(command: list[str], writable: Path, readable: list[Path], hidden: list[Path] = (),
+         chdir: Path | None = None) -> list[str]:
+    """``command`` run in the sandbox, in ``chdir`` (default ``writable``): ``writable`` is
+    its only writable folder; ``readable`` are the paths it must read that a private /tmp
+    hides; the folders and files in ``hidden`` are covered."""
     arguments = [bwrap(), *_namespaces(), "--ro-bind", "/", "/", "--dev", "/dev",
                  "--proc", "/proc", "--tmpfs", "/tmp"]
     for path in _under_tmp([*readable, *map(Path, sys.path)]):
@@ -73,7 +74,7 @@ def wrap(command: list[str], writable: Path, readable: list[Path],
             arguments += ["--ro-bind", os.devnull, str(path.resolve())]
     for path in _under_tmp(readable):  # a readable path inside a hidden folder comes back
         arguments += ["--ro-bind", str(path), str(path)]
-    arguments += ["--bind", str(writable), str(writable), "--chdir", str(writable)]
+    arguments += ["--bind", str(writable), str(writable), "--chdir", str(chdir or writable)]
     return arguments + command
 
 
