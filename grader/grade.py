@@ -231,13 +231,14 @@ def write_csv(rows: list[Row], path: Path, sandboxed: bool = True) -> None:
         writer = csv.writer(f)
         writer.writerow(["submission", "exercise", "status", "properties", "failed",
                          "observed_properties", "observed_failed", "sandboxed", "seconds",
-                         "summary", "failing properties"])
+                         "summary", "failing properties", "reference files opened"])
         for row in rows:
             for v in row.verdicts:
                 writer.writerow([row.submission, v.exercise, v.status, v.properties,
                                  len(v.findings), len(v.observed), v.observed_failed,
                                  "yes" if sandboxed else "no (--no-sandbox)", f"{v.seconds:.1f}",
-                                 v.summary, "; ".join(f.property for f in v.findings)])
+                                 v.summary, "; ".join(f.property for f in v.findings),
+                                 "; ".join(v.reference_opened)])
 
 
 def gradescope_results(row: Row, sandboxed: bool = True) -> dict:

@@ -43,6 +43,8 @@ class Verdict:
     stopped: bool = False  # a property failed that the later ones depend on: they did not run
     observed: list[str] = field(default_factory=list)  # properties judged from what was observed
     # in the process running the learner's code, which that code could rewrite
+    reference_opened: list[str] = field(default_factory=list)  # the course's reference or check
+    # files that process reports opening (a report of the learner's process, not a proof)
 
     @property
     def observed_failed(self) -> int:

@@ -70,18 +70,24 @@ def test_unsandboxed_planted_bytecode_is_never_run(tmp_path):
 
 
 def attacked_class(root: Path) -> Path:
-    """A correct submission beside one per attack, each with a wrong max_fn or a refused file."""
+    """A correct submission beside one per attack, each with a wrong max_fn or a refused file,
+    and one that copies the reference's file."""
     submissions, done = root / "class", finished_lessons()
-    write_submission(submissions / "alice", done)
+    write_submission(submissions / "alice", dict(done, **{"residual.py": "# alice's work\n" + done["residual.py"]}))
     for attack in ("detached_writer", "kills_parent", "rewrites_check_source"):
         write_submission(submissions / attack, dict(done, **{
             "residual.py": (HOSTILE / f"{attack}.py").read_text()}))
     alice = submissions / "alice" / "lessons" / "residual.py"
     write_submission(submissions / "reads_alice", dict(done, **{"residual.py": (
-        "import glob, os\nsources = [%r] + glob.glob('/tmp/grade-*/submission/lessons/residual.py')\n"
+        "import glob\nsources = [%r] + glob.glob('/tmp/grade-*/submission/lessons/residual.py')\n"
         "def max_fn(x):\n    return x * 0\n"
-        "for path in sources:\n    try:\n        if not os.path.samefile(path, __file__):\n"
-        "            exec(open(path).read())\n    except OSError:\n        pass\n") % str(alice)}))
+        "for path in sources:\n    try:\n        text = open(path).read()\n"
+        "    except OSError:\n        continue\n"
+        "    if text.startswith(\"# alice's work\"):  # never another attack's file\n"
+        "        exec(text)\n") % str(alice)}))
+    write_submission(submissions / "copies_reference", dict(done, **{"residual.py": (
+        "import pathlib, grader\n"
+        "exec((pathlib.Path(grader.__file__).parent.parent / 'solutions/residual.py').read_text())\n")}))
     write_submission(submissions / "rewrites_log", dict(done, **{
         "autoregressive.py": (HOSTILE / "rewrites_observer_log.py").read_text()}))
     write_submission(submissions / "links_zero", done)
@@ -110,6 +116,9 @@ def test_a_class_under_attack(tmp_path):
     for linked in ("links_zero", "links_out"):
         assert rows[(linked, "max_fn")]["status"] == "error"
         assert "symbolic link" in rows[(linked, "max_fn")]["summary"]
+    copied = rows[("copies_reference", "max_fn")]  # cheating, not forgery: reported
+    assert copied["status"] == "passed" and "solutions/residual.py" in copied["reference files opened"]
+    assert rows[("alice", "max_fn")]["reference files opened"] == ""
     observed = rows[("rewrites_log", "autoregressive_generate")]
     assert int(observed["observed_properties"]) == 2 and observed["sandboxed"] == "yes"
     assert "observed" in next(line for line in result.stdout.splitlines() if line.startswith("rewrites_log"))

@@ -146,22 +146,32 @@ def _records_decided(process, channel, exercise_ids, seed, timeout, outdir):
                                "running out of memory does this.")
                 return
             verdict.output, verdict.seconds = read_head(output), time.monotonic() - started
+            end = _end(channel, exercise_id, time.monotonic() - started)
+            verdict.reference_opened = _paths(end.get("reference_opened")) if end else []
             yield verdict
-            if not _ended(channel, exercise_id, time.monotonic() - started):
+            if end is None:
                 return  # the runner is elsewhere in the check: the rest go to a new one
     finally:
         _kill(process)
         channel.close()
 
 
-def _ended(channel: Channel, exercise_id: str, elapsed: float) -> bool:
-    """Whether the runner ends the check where the decider did. It streams ahead of the
-    decider but may trail at the end (both compute the check's last statistics)."""
+def _end(channel: Channel, exercise_id: str, elapsed: float) -> dict | None:
+    """The runner's record that ends the check, if it ends it where the decider did. It
+    streams ahead of the decider but may trail at the end (both compute the last statistics)."""
     channel.deadline = min(channel.deadline, time.monotonic() + max(10.0, elapsed))
     try:
-        return channel.receive() == {"end": exercise_id}
+        record = channel.receive()
     except (RunnerTimeout, RunnerGone):
-        return False
+        return None
+    return record if type(record) is dict and record.get("end") == exercise_id else None
+
+
+def _paths(reported) -> list[str]:
+    """The reference files a runner reports its process opened: at most 20 short strings."""
+    if type(reported) is not list:
+        return []
+    return [path[:300] for path in reported if type(path) is str][:20]
 
 
 def _decide(exercise, seed: int, channel: Channel) -> Verdict:

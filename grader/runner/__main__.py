@@ -34,12 +34,13 @@ def main():
 
     from grader import exercises
     from grader.observers import observation
-    from grader.runner.record import redirected_output, run_recorded
+    from grader.runner.record import ReferenceReads, redirected_output, run_recorded
 
     for exercise_id in args.exercises:  # the course's code, with the reference it uses, first
         importlib.import_module(exercises.get(exercise_id).check)
     if args.import_root:  # after the course's own modules: a submission cannot replace them
         sys.path.insert(0, str(args.import_root))
+    reads = ReferenceReads()
     torch.set_num_threads(1)  # tiny models: threads cost more than they give
 
     def send(message: dict) -> None:
@@ -52,7 +53,7 @@ def main():
             warnings.simplefilter("ignore")
             with observation.check_scope(observation.RECORD):
                 run_recorded(exercise, args.impl, args.seed, send, args.grading)
-        send({"end": exercise_id})
+        send({"end": exercise_id, "reference_opened": reads.taken()})
     channel.close()
 
 

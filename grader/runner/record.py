@@ -1,5 +1,6 @@
 """The runner's half of a check: the learner's code is imported and called here, and what
 each call gave is sent to the decider as a JSON-able record, in order."""
+import importlib
 import os
 import sys
 import traceback
@@ -83,6 +84,34 @@ class ReferenceBlocker:
             raise ImportError(f"`import {name}` is refused while grading: submissions may not "
                               "use the course's reference implementation")
         return None
+
+
+class ReferenceReads:
+    """The course's reference and check files opened from now on, as an audit hook sees them
+    (``open`` events, outside traceback formatting): what a runner reports of a submission
+    that reads the reference. The learner's code runs in this process, so this is a report,
+    not a proof; under ``grader grade`` it is shown per submission."""
+
+    def __init__(self):
+        roots = [Path(importlib.import_module(p).__file__).parent for p in ("solutions", "grader.checks")]
+        self.roots, self.opened = [str(r) + os.sep for r in roots], []
+        sys.addaudithook(self.hook)
+
+    def hook(self, event: str, args) -> None:
+        if event != "open" or not isinstance(args[0], str):
+            return
+        path = os.path.abspath(args[0])
+        if any(path.startswith(root) for root in self.roots) and path not in self.opened:
+            caller = sys._getframe(1)
+            while caller is not None and caller.f_globals.get("__name__") not in ("linecache", "tokenize"):
+                caller = caller.f_back
+            if caller is None:  # not a traceback's source lines
+                self.opened.append(path)
+
+    def taken(self) -> list[str]:
+        """The files opened since the last call."""
+        opened, self.opened = self.opened, []
+        return opened
 
 
 class redirected_output:
