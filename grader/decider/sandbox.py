@@ -6,13 +6,16 @@ course checkout), a private empty ``/tmp`` with only the paths it must read boun
 cannot see or signal the grader or another runner, and everything it starts dies with it,
 ``setsid`` or not. Every capability is dropped, so it cannot unmount what hides a path.
 The folders in ``hidden`` (under ``grader grade``: every submission's original and the
-other copies) are covered by empty ones.
+other copies) are covered by empty ones. torch.compile's cache of the grading user is seen
+through a throwaway overlay: the runner reads what earlier compiles left (a compile that
+took a minute takes seconds), and what it writes there vanishes with it.
 
 What it does not resist is said in docs/grading.md: bubblewrap is a namespace sandbox on
 the host's kernel, so a kernel exploit escapes it, and files the grading user can read
 outside ``/tmp`` and ``hidden`` stay readable.
 """
 import functools
+import getpass
 import os
 import shutil
 import subprocess
@@ -74,8 +77,29 @@ def wrap(command: list[str], writable: Path, readable: list[Path], hidden: list[
             arguments += ["--ro-bind", os.devnull, str(path.resolve())]
     for path in _under_tmp(readable):  # a readable path inside a hidden folder comes back
         arguments += ["--ro-bind", str(path), str(path)]
+    cache = compile_cache()
+    if cache:  # read what earlier compiles left; what this runner writes vanishes with it
+        arguments += ["--overlay-src", str(cache), "--tmp-overlay", str(cache)]
     arguments += ["--bind", str(writable), str(writable), "--chdir", str(chdir or writable)]
     return arguments + command
+
+
+def compile_cache() -> Path | None:
+    """torch.compile's cache folder (inductor's) if it exists and can be overlaid here."""
+    folder = Path(os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+                  or f"/tmp/torchinductor_{getpass.getuser().replace(os.sep, '_')}")
+    return folder.resolve() if folder.is_dir() and _overlays() else None
+
+
+@functools.cache
+def _overlays() -> bool:
+    """Whether this bwrap and kernel mount a throwaway overlay (bubblewrap 0.10 or later)."""
+    try:
+        return subprocess.run([bwrap(), *_namespaces(), "--ro-bind", "/", "/", "--overlay-src", "/tmp",
+                               "--tmp-overlay", "/tmp", "true"], capture_output=True,
+                              timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
 
 
 def _namespaces() -> list[str]:
