@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     grading = commands.add_parser("grade", help="grade a class's submissions for credit (each "
                                   "in its own runner; a table, CSV, Gradescope results)")
-    grading.add_argument("submissions", nargs="+", metavar="SUBMISSIONS",
+    grading.add_argument("submissions", nargs="*", metavar="SUBMISSIONS",
                          help="a submission (a folder holding lessons/, or a zip of one) or a "
                               "folder of submissions")
     grading.add_argument("--exercises", nargs="+", default=None, metavar="EXERCISE",
@@ -203,6 +203,11 @@ def check(parser: argparse.ArgumentParser, args) -> int:
 def grade(parser: argparse.ArgumentParser, args) -> int:
     from grader import grade as grading
 
+    # `--exercises a b DIR` takes DIR as an exercise: give paths back to the submissions
+    while args.exercises and args.exercises[-1] not in exercises.BY_ID and Path(args.exercises[-1]).exists():
+        args.submissions.append(args.exercises.pop())
+    if not args.submissions:
+        parser.error("name the submissions to grade: a folder holding lessons/, a zip, or a folder of them")
     for unknown in (e for e in args.exercises or () if e not in exercises.BY_ID):
         parser.error(exercises.unknown_message(unknown))
     if args.jobs < 1 or (args.timeout is not None and args.timeout <= 0):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.decider import GraderFilesChanged, run_isolated
-from grader.verdict import ERROR, Verdict
+from grader.verdict import ERROR, Verdict, format_text
 
 MAX_FILES = 2000  # a submission's files copied at most
 MAX_BYTES = 64 * 2**20  # and their bytes
@@ -231,20 +231,22 @@ def write_csv(rows: list[Row], path: Path, sandboxed: bool = True) -> None:
         writer = csv.writer(f)
         writer.writerow(["submission", "exercise", "status", "properties", "failed",
                          "observed_properties", "observed_failed", "sandboxed", "seconds",
-                         "summary", "failing properties", "reference files opened"])
+                         "summary", "failing properties (with hints)", "reference files opened"])
         for row in rows:
             for v in row.verdicts:
                 writer.writerow([row.submission, v.exercise, v.status, v.properties,
                                  len(v.findings), len(v.observed), v.observed_failed,
                                  "yes" if sandboxed else "no (--no-sandbox)", f"{v.seconds:.1f}",
-                                 v.summary, "; ".join(f.property for f in v.findings),
+                                 v.summary, "; ".join(f"{f.property}: {f.hint}" if f.hint else f.property
+                                                      for f in v.findings),
                                  "; ".join(v.reference_opened)])
 
 
 def gradescope_results(row: Row, sandboxed: bool = True) -> dict:
     """A Gradescope autograder ``results.json``: one test per exercise, 1 point if it passed."""
     tests = [{"name": v.exercise, "score": float(v.passed), "max_score": 1.0,
-              "status": "passed" if v.passed else "failed", "output": v.summary} for v in row.verdicts]
+              "status": "passed" if v.passed else "failed",
+              "output": format_text(v, verbose=True, timing=False)} for v in row.verdicts]
     return {"score": sum(t["score"] for t in tests), "tests": tests,
             "output": SANDBOXED if sandboxed else UNSANDBOXED}
 

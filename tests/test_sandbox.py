@@ -126,7 +126,7 @@ def test_a_class_under_attack(tmp_path):
     assert fingerprint(submissions / "alice") == before
 
 
-def test_without_the_sandbox_a_killed_grader_costs_only_its_row(tmp_path):
+def test_without_the_sandbox_a_killed_grader_costs_only_its_row(tmp_path):  # any machine
     """Also the reason grade needs the sandbox: unsandboxed, copying another's file works."""
     submissions = attacked_class(tmp_path)
     for name in ("detached_writer", "rewrites_check_source", "rewrites_log", "links_zero", "links_out"):
