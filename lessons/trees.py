@@ -155,7 +155,7 @@ def tree_speculative_generate(
     - ``walk_tree`` accepts a path of ``n ≤ k`` nodes; the round emits them and one token
       of the target's own. Read ``n`` and the first end token on the host once (``settle``).
     - Under sampling a node's children are i.i.d. draws of its q; under greedy decoding (a
-      ``GreedyProcessor``) its top distinct tokens (i.i.d. draws of a one-hot q would all
+      processor whose ``is_greedy`` is True) its top distinct tokens (i.i.d. draws of a one-hot q would all
       be the same token). Greedy needs no other special case: with one-hot p,
       ``multi_draft_sampling`` accepts exactly the child equal to the target's argmax.
 
@@ -184,8 +184,8 @@ def draft_tree(drafter, ids: torch.Tensor, end: int, branching: tuple[int, ...],
     drafter forward over the text and the nodes drafted so far (``tree_forward``, its last
     ``W_d`` rows) gives their q ``[W_d, V]``, and each of them gets ``branching[d]``
     children, written after the nodes so far: i.i.d. draws of its q
-    (``torch.multinomial(q, b, replacement=True)``), or under greedy its top ``b`` tokens
-    (``logits.topk``). Returns ``[q_0 [W_0, V], q_1 [W_1, V], …]``, one per level.
+    (``torch.multinomial(q, b, replacement=True)``), or under greedy (``processor.is_greedy``)
+    its top ``b`` tokens (``logits.topk``). Returns ``[q_0 [W_0, V], q_1 [W_1, V], …]``, one per level.
     """
     raise NotImplementedError
 

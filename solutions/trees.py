@@ -186,7 +186,7 @@ def draft_tree(drafter, ids: torch.Tensor, end: int, branching: tuple[int, ...],
         logits = tree_forward(drafter, ids[:, : end + drafted], end, mask[:drafted, :drafted],
                               depths[:drafted], cache, rows=width)
         q = processor(logits)  # [width, V]
-        if isinstance(processor, GreedyProcessor):
+        if processor.is_greedy:
             chosen = logits.topk(children, dim=-1).indices
         else:
             chosen = torch.multinomial(q, children, replacement=True)

@@ -66,9 +66,9 @@ def eagerly(fn):
     """``fn`` with ``compile=False``, callable the way lesson 3's checks call their loop:
     their ``use_cache`` and ``first_target`` are the fast loop's only way of working."""
     @functools.wraps(fn)
-    def called(*args, use_cache=True, first_target=True, **kwargs):
+    def called(*args, use_cache=True, first_target=True, logits_processor=GREEDY, **kwargs):
         assert first_target, "the fast loop's cases all start with the target's prefill"
-        return fn(*args, compile=False, **kwargs)
+        return fn(*args, compile=False, logits_processor=logits_processor, **kwargs)
     return called
 
 
@@ -216,7 +216,7 @@ def check_compiled(check, fast):
         prompt = tokenizer(prompt_text)["input_ids"]
         expected = autoregressive_generate(prompt, target, max_gen_len=length, use_cache=True)
         ids, _ = loop.generated(check, fast, prompt, drafter, target, gamma=4, max_gen_len=length,
-                                compile=True, what=f"(the shipped pair, greedy, compile=True, "
+                                logits_processor=GREEDY, compile=True, what=f"(the shipped pair, greedy, compile=True, "
                                                    f"max_gen_len={length})")
         check.require(f"compiled greedy output (shipped pair, max_gen_len={length})", ids == expected,
                       f"gave {ids}; greedy decoding of the shipped target alone gives {expected}")
