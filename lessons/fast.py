@@ -145,7 +145,7 @@ def draft(draft_model: "StaticModel", ids: torch.Tensor, end: int, gamma: int, p
     ``ids[:, :end-1+gamma]``: every draft but the last.
 
     Hint: ``draft_model.step(ids, start, 1)`` returns logits ``[1, V]``; sample with
-    ``processor.sample`` and write with ``ids[0, i] = token`` (a device copy, no sync).
+    ``processor.sample`` and write with ``ids[0, end + i] = token`` (a device copy, no sync).
     """
     raise NotImplementedError
 

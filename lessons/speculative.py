@@ -14,12 +14,26 @@ proposals), ``settle`` (how many tokens the round keeps, read on the host once),
 and building ``speculative_generate`` from them is the suggested path; the grader checks
 ``speculative_generate`` alone, so a loop written another way is just as good.
 """
+import os
+import sys
+
 import torch
 from transformers import DynamicCache  # noqa: F401  (lesson 4: one cache per model)
 
 from lessons.autoregressive import as_list  # noqa: F401  (an int or a list of end tokens)
 from lessons.sampling import GreedyProcessor, LogitsProcessor
 from lessons.verification import speculative_sampling  # noqa: F401  (your lesson-2 verifier)
+
+COLOURS = {"accepted": "\033[32m", "rejected": "\033[9;31m", "correction": "\033[33m",
+           "bonus": "\033[36m", "end": "\033[0m"}
+
+
+def painted(kind: str, text: str) -> str:
+    """``text`` in the ANSI colour of ``kind`` (a key of COLOURS) where colours render: a
+    terminal or a Jupyter kernel, unless ``NO_COLOR`` is set; plain text in files and pipes."""
+    jupyter = type(sys.stdout).__module__.startswith("ipykernel")  # its output renders them
+    shown = "NO_COLOR" not in os.environ and (sys.stdout.isatty() or jupyter)
+    return f"{COLOURS[kind]}{text}{COLOURS['end']}" if shown else text
 
 
 @torch.inference_mode()  # no autograd bookkeeping at all: a few percent faster than no_grad
@@ -53,8 +67,8 @@ def speculative_generate(inputs: list[int], drafter, target, tokenizer=None, gam
     - ``skip_sample_adjustment=True``: after a rejection, sample the token from ``p[n]``
       instead of the residual. It is biased; the notebook shows by how much.
     - ``debug=True``: print each round, the accepted drafts and the rejected one in
-      different colours (ANSI codes such as ``"\\033[32m"``), decoded with ``tokenizer``
-      when one is given.
+      different colours (``painted(kind, text)``), decoded with ``tokenizer`` when one is
+      given.
     - ``pad_token_id`` may fill a preallocated buffer ``[1, len(inputs) + max_gen_len]``.
 
     Lesson 4, ``use_cache=True``: give each model a ``DynamicCache()`` created once and
@@ -107,7 +121,7 @@ def roll_back(cache: DynamicCache | None, length: int) -> None:
 def show_round(drafts: list[int], n: int, token: int, tokenizer=None) -> None:
     """Print one round: the accepted drafts ``drafts[:n]``, the first rejected draft (if
     ``n < len(drafts)``), then the target's token (a correction, or the bonus when every
-    draft was accepted), each in its own ANSI colour, decoded when ``tokenizer`` is given.
+    draft was accepted), each in its own colour (``painted``), decoded when ``tokenizer`` is given.
     A round with no drafts (the text's last token, no room left to draft) prints as
     ``[target only]`` and the token, not as ``[0/0 accepted]``."""
     raise NotImplementedError

@@ -11,6 +11,9 @@ for which ``speculative_sampling`` accepts a draft iff it is the target's argmax
 residual ``max_fn(p − q)`` is the one-hot of that argmax. So the output equals greedy
 target-only decoding token for token (``greedy_match`` would give the same verdicts).
 """
+import os
+import sys
+
 import torch
 from transformers import DynamicCache
 
@@ -20,6 +23,14 @@ from solutions.verification import speculative_sampling
 
 COLOURS = {"accepted": "\033[32m", "rejected": "\033[9;31m", "correction": "\033[33m",
            "bonus": "\033[36m", "end": "\033[0m"}
+
+
+def painted(kind: str, text: str) -> str:
+    """``text`` in the ANSI colour of ``kind`` (a key of COLOURS) where colours render: a
+    terminal or a Jupyter kernel, unless ``NO_COLOR`` is set; plain text in files and pipes."""
+    jupyter = type(sys.stdout).__module__.startswith("ipykernel")  # its output renders them
+    shown = "NO_COLOR" not in os.environ and (sys.stdout.isatty() or jupyter)
+    return f"{COLOURS[kind]}{text}{COLOURS['end']}" if shown else text
 
 
 @torch.inference_mode()  # no autograd bookkeeping at all: a few percent faster than no_grad
@@ -152,7 +163,7 @@ def show_round(drafts: list[int], n: int, token: int, tokenizer=None) -> None:
     """
     def coloured(kind: str, token_id: int) -> str:
         text = tokenizer.decode([token_id]) if tokenizer is not None else f"{token_id} "
-        return f"{COLOURS[kind]}{text}{COLOURS['end']}"
+        return painted(kind, text)
 
     if not drafts:  # the last token of a text: no room for a draft, the target alone
         print(f"[target only] {coloured('bonus', token)}", flush=True)

@@ -1,5 +1,6 @@
 """Lessons 3–4: the loop's reference, the exact law of its acceptance rate, its trace,
 its host syncs, the stubs, and the grader's detection of the biased shortcut."""
+import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -120,3 +121,18 @@ def test_greedy_equals_target_alone_on_the_shipped_pair():
                 ids, _ = speculative_generate(prompt, drafter, target, gamma=gamma, max_gen_len=32,
                                               use_cache=use_cache)
                 assert ids == expected, (text, use_cache, gamma)
+
+
+def test_debug_colours_only_where_they_render(capsys, monkeypatch):
+    """ANSI colours on a terminal, plain text in a pipe or file and with NO_COLOR."""
+    from solutions.speculative import show_round
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    show_round([5, 6, 7], 1, 9)
+    assert "\033" not in capsys.readouterr().out  # captured: not a terminal
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    show_round([5, 6, 7], 1, 9)
+    assert "\033[32m5 " in capsys.readouterr().out
+    monkeypatch.setenv("NO_COLOR", "1")
+    show_round([5, 6, 7], 1, 9)
+    assert "\033" not in capsys.readouterr().out

@@ -3,11 +3,10 @@ then its acceptance rate and its speedup over autoregressive decoding, measured 
 import statistics
 import time
 
-from solutions.speculative import COLOURS
+from solutions.speculative import painted
 
-LEGEND = "  ".join(f"{COLOURS[kind]}{text}{COLOURS['end']}" for kind, text in (
-    ("accepted", "accepted draft"), ("rejected", "rejected draft"),
-    ("correction", "target's correction"), ("bonus", "bonus token")))
+LEGEND = (("accepted", "accepted draft"), ("rejected", "rejected draft"),
+          ("correction", "target's correction"), ("bonus", "bonus token"))
 
 
 def run(args) -> int:
@@ -23,7 +22,7 @@ def run(args) -> int:
     generate = implementation.load(args.impl, "speculative").speculative_generate
     baseline = implementation.load(args.impl, "autoregressive").autoregressive_generate
     prompt = tokenizer(args.prompt)["input_ids"]
-    print(f"{LEGEND}\n")
+    print("  ".join(painted(kind, text) for kind, text in LEGEND) + "\n")
     torch.manual_seed(0)
     ids, rate = generate(prompt, drafter, target, tokenizer=tokenizer, gamma=args.gamma,
                          max_gen_len=args.max_gen_len, use_cache=True, debug=True)
