@@ -76,7 +76,10 @@ def test_cache_changes_no_draw():
     assert html.count("line-through") == 1 + sum(k == "correction" for r in cached for k in r.kinds)
 
 
-def test_debug_prints_each_round_in_colour(capsys):
+def test_debug_prints_each_round_in_colour(capsys, monkeypatch):
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)  # as on a terminal
+
     class Letters:
         def decode(self, ids):
             return "".join("abcdef"[i] for i in ids)
