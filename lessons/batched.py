@@ -148,8 +148,10 @@ def batched_speculative_generate(
        the processed logits of the last ``k + 1`` columns; q is the stacked rows (``p[:,
        :0]`` when ``k == 0``). ``batched_speculative_sampling(p, q, drafts)``.
     3. One ``.tolist()`` of ``[rejected_idx, token, drafts]`` per row. ``reject`` on the
-       target lane (the ``k`` draft columns) and on the drafter lane (``k − 1`` columns:
-       the drafter never fed its last draft), ``most_kept`` over the running rows.
+       target lane (the ``k`` draft columns, ``most_kept`` = the largest rejected_idx over
+       the running rows) and on the drafter lane (``max(k − 1, 0)`` columns: the drafter
+       never fed its last draft, and at ``k = 0`` nothing; its ``most_kept`` clamped to
+       that count, since a row that accepted all k kept only k − 1 of the drafter's).
     4. Per running row: emitted = accepted drafts + the token, cut to ``room`` and after
        the first end token; update the counts (``min(k, room − 1)`` drafted,
        ``min(n, room − 1)`` accepted) and the running flag. The target's pending is the

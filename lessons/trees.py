@@ -195,8 +195,9 @@ def walk_tree(p: torch.Tensor, q: list[torch.Tensor], nodes: torch.Tensor, branc
 
     p ``[N + 1, V]`` (row 0 the root, row ``1 + i`` node ``i``); q as ``draft_tree``
     returns it; nodes ``[N]`` the tree's tokens in level order. In level order the node at
-    row ``r`` of level ``d`` (level ``d``'s first row ``F_d``, so ``F_0 = 0``,
-    ``F_1 = 1``) has its children at rows ``F_{d+1} + (r − F_d) · branching[d] + j``.
+    row ``r`` of level ``d`` (level ``d``'s first row ``F_d``: ``F_0 = 0``, ``F_1 = 1`` and
+    ``F_{d+1} = F_d + W_d`` with ``W_0 = 1``, ``W_{d+1} = W_d · branching[d]`` the width of
+    each level) has its children at rows ``F_{d+1} + (r − F_d) · branching[d] + j``.
 
     At each level ``multi_draft_sampling(p[r], q[d][r − F_d], tokens of r's children)``
     decides: descend into the accepted child, or stop with the token it drew. After the

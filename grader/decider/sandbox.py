@@ -80,7 +80,8 @@ def wrap(command: list[str], writable: Path, readable: list[Path], hidden: list[
     cache = compile_cache()
     if cache:  # read what earlier compiles left; what this runner writes vanishes with it
         arguments += ["--overlay-src", str(cache), "--tmp-overlay", str(cache)]
-    arguments += ["--bind", str(writable), str(writable), "--chdir", str(chdir or writable)]
+    arguments += ["--bind", str(writable), str(writable), "--chdir", str(chdir or writable),
+                  "--setenv", "TMPDIR", "/tmp"]  # a TMPDIR outside /tmp would be read-only
     return arguments + command
 
 
