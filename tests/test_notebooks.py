@@ -10,7 +10,8 @@ from tests.conftest import ROOT
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 NOISE = {"an object's address": r" at 0x[0-9a-f]+>", "profiler log lines": r"USDT:|STAGE:",
-         "a tqdm warning": r"TqdmWarning|IProgress not found"}
+         "a tqdm warning": r"TqdmWarning|IProgress not found",
+         "a progress bar": r"\d+%\|"}
 
 
 def outputs(path) -> list[str]:
