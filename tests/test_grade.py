@@ -121,3 +121,21 @@ def test_later_lessons_pass_with_lesson_0_unfinished(tmp_path):
     rows = {r["exercise"]: r for r in csv.DictReader(out_csv.open())}
     assert {e: rows[e]["status"] for e in LATER_EXERCISES} == dict.fromkeys(LATER_EXERCISES, "passed"), \
         {e: rows[e]["summary"] for e in LATER_EXERCISES if rows[e]["status"] != "passed"}
+
+
+def test_a_reference_import_costs_only_the_exercises_that_use_it(tmp_path):
+    """lessons/trees.py taking max_fn from the reference, as the lessons suggest while
+    learning: grading refuses the reference where it is used (multi_draft calls max_fn),
+    not the whole module (tree_attention never does)."""
+    done = finished_lessons()
+    trees = done["trees.py"].replace("from lessons.residual import max_fn", "from solutions.residual import max_fn")
+    assert trees != done["trees.py"]
+    write_submission(tmp_path / "half", dict(done, **{"trees.py": trees}))
+    out_csv = tmp_path / "grades.csv"
+    result = run_grader("grade", str(tmp_path / "half"), "--exercises", "tree_attention", "multi_draft",
+                        "--csv", str(out_csv), *SANDBOX)
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = {r["exercise"]: r for r in csv.DictReader(out_csv.open())}
+    assert rows["tree_attention"]["status"] == "passed", rows["tree_attention"]["summary"]
+    assert rows["multi_draft"]["status"] == "error"
+    assert "`solutions.residual.max_fn` is refused while grading" in rows["multi_draft"]["summary"]

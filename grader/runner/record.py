@@ -1,8 +1,10 @@
 """The runner's half of a check: the learner's code is imported and called here, and what
 each call gave is sent to the decider as a JSON-able record, in order."""
 import importlib
+import importlib.machinery
 import os
 import sys
+import types
 import traceback
 from dataclasses import asdict
 from pathlib import Path
@@ -77,13 +79,52 @@ def refuse_reference_imports() -> None:
 
 
 class ReferenceBlocker:
-    """A meta path finder that refuses ``solutions`` with a message saying why."""
+    """A meta path finder that answers ``import solutions…`` with a ``RefusedModule``: the
+    import succeeds, and only a use of one of its names fails, so a module that takes one
+    helper from the reference loses only the exercises that call it."""
 
     def find_spec(self, name, path=None, target=None):
         if name == "solutions" or name.startswith("solutions."):
-            raise ImportError(f"`import {name}` is refused while grading: submissions may not "
-                              "use the course's reference implementation")
+            return importlib.machinery.ModuleSpec(name, self, is_package=True)
         return None
+
+    def create_module(self, spec):
+        return RefusedModule(spec.name)
+
+    def exec_module(self, module) -> None:
+        pass
+
+
+class ReferenceRefused(RuntimeError):
+    """A name of the course's reference used by a submission while grading."""
+
+
+class RefusedModule(types.ModuleType):
+    """Every public name is a ``RefusedName``."""
+
+    def __getattr__(self, attribute: str):
+        if attribute.startswith("__"):
+            raise AttributeError(attribute)
+        return RefusedName(f"{self.__name__}.{attribute}")
+
+
+class RefusedName:
+    """Raises ReferenceRefused when called or looked into."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def _refuse(self, *args, **kwargs):
+        raise ReferenceRefused(f"`{self._name}` is refused while grading: submissions may not use "
+                               "the course's reference implementation. Write it in lessons/ "
+                               "(`grader check` allows the reference while you learn)")
+
+    __call__ = _refuse
+
+    def __getattr__(self, attribute: str):
+        if attribute.startswith("__"):
+            raise AttributeError(attribute)
+        self._refuse()
 
 
 class ReferenceReads:
