@@ -1,5 +1,6 @@
 """Lesson 5: the n-gram storage, the drafter-free loop, its trace, the check's scenarios
 (do they test what they claim?), the correct variants, the stubs."""
+import sys
 from pathlib import Path
 
 import pytest
@@ -113,7 +114,9 @@ def test_point_mass_verification_is_exact_and_the_fresh_resample_is_not():
     assert (torch.bincount(torch.tensor(firsts), minlength=3) / 4000 - p).abs().max() < 0.03
 
 
-def test_rate_zero_when_nothing_drafted_and_debug_prints_rounds(capsys):
+def test_rate_zero_when_nothing_drafted_and_debug_prints_rounds(capsys, monkeypatch):
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)  # colours as on a terminal
     ids, rate = ngram_assisted_speculative_generate([2, 3], NGramStorage(3, 6), TARGET, max_gen_len=1,
                                                     eos_tokens_id=NO_EOS)
     assert len(ids) == 1 and rate == 0.0
