@@ -10,6 +10,24 @@ across the check at the end). Learner misbehaviour inside ``call`` (an exception
 ``RecordingCheckRun`` (grader/runner/record.py) also sends what each call gave, and the
 decider's ``ReplayCheckRun`` (grader/decider/replay.py) takes it instead of calling
 anything; grader/selftest/in_process.py runs a check in one process either way.
+
+Rules for writing a check (the replay contract). Every check runs twice: in the runner,
+calling the learner's code, and in the decider, which answers each ``check.call`` with the
+runner's next record after matching its index and the digest of its arguments. So:
+
+1. Randomness only from ``check.generator(key)`` or after ``check.seed_everything(key)``:
+   an unseeded draw gives the two runs different arguments, and the decider then says
+   the learner "sent the grader something it never asks for".
+2. Branch only on the seed and on what ``check.function`` and ``check.call`` returned:
+   never on time, the machine, hash order, or state left by an earlier check.
+3. Whatever watches the learner's code while it runs (a model wrapper, a counter) is an
+   ``observers.observation.Observer``, created in the same order in both runs (observers
+   are numbered by creation in the check's scope), and the properties judged from it are
+   recorded inside ``check.observing()``.
+4. A property the check cannot evaluate is ``check.skip``-ped, never passed.
+
+``tests/test_determinism.py`` runs every check twice on the reference and fails on the
+first call that differs (``selftest.in_process.first_difference``).
 """
 import errno
 import hashlib

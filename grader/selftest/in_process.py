@@ -22,17 +22,42 @@ from grader.verdict import ERROR, Verdict
 
 def replayed(exercise: Exercise, impl: str, seed: int) -> Verdict:
     """The verdict the decider gives on the records of ``impl``'s run of the check."""
-    records: list[str] = []
     try:
         module = implementation.load(impl, exercise.module)
     except BaseException:  # what an import failure gives is the runner's, tested apart
         return run_check(exercise, impl, seed)
+    pending = iter(recorded(exercise, module, seed))
+    with observation.check_scope(observation.REPLAY):
+        return checked(ReplayCheckRun(exercise, seed, lambda: json.loads(next(pending))))
+
+
+def recorded(exercise: Exercise, module, seed: int) -> list[str]:
+    """The records a runner sends for the check run on ``module``, JSON-encoded."""
+    records: list[str] = []
     with observation.check_scope(observation.RECORD):
         checked(RecordingCheckRun(
             exercise, module, seed, lambda message: records.append(json.dumps(message, allow_nan=False))))
-    pending = iter(records)
-    with observation.check_scope(observation.REPLAY):
-        return checked(ReplayCheckRun(exercise, seed, lambda: json.loads(next(pending))))
+    return records
+
+
+def first_difference(exercise: Exercise, impl: str, seed: int) -> str | None:
+    """Where two runs of the check on ``impl``, in this process, ask for different things:
+    a check must call with the same arguments in the same order every time (the decider
+    replays it and matches each call by index and digest), so any difference is a bug of
+    the check, which the decider would blame on the learner. None when there is none."""
+    module = implementation.load(impl, exercise.module)
+    runs = [[_request(json.loads(r)) for r in recorded(exercise, module, seed)] for _ in range(2)]
+    for index, (first, second) in enumerate(zip(*runs)):
+        if first != second:
+            return f"record {index}: {first} the first time, {second} the second"
+    if len(runs[0]) != len(runs[1]):
+        return f"{len(runs[0])} records the first time, {len(runs[1])} the second"
+    return None
+
+
+def _request(record: dict) -> tuple:
+    """What a record answers (the lookup or call, with its arguments' digest), not its result."""
+    return tuple((key, record[key]) for key in ("start", "end", "function", "call", "digest") if key in record)
 
 
 def run_check(exercise: Exercise, impl: str, seed: int) -> Verdict:
