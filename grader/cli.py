@@ -8,7 +8,7 @@ from grader import exercises, implementation, progress
 from grader.bench.timing import DEFAULT_THREADS
 from grader.decider import GraderFilesChanged, run_isolated, sandbox
 from grader.implementation import DEFAULT_IMPL
-from grader.verdict import COMING, SYMBOLS, format_text, to_json
+from grader.verdict import format_text, to_json
 
 DEFAULT_SEED = 0
 
@@ -173,11 +173,7 @@ def check(parser: argparse.ArgumentParser, args) -> int:
         parser.error(exercises.unknown_message(unknown))
     if args.timeout is not None and args.timeout <= 0:
         parser.error("--timeout must be a positive number of seconds")
-    selected = [exercises.BY_ID[e] for e in args.exercises] or list(exercises.EXERCISES)
-    coming = [e.id for e in selected if e.check is None]
-    runnable = [e.id for e in selected if e.check is not None]
-    if coming and not args.json:
-        print(f"{SYMBOLS[COMING]} coming: {', '.join(coming)} (these checks do not exist yet)")
+    runnable = args.exercises or [e.id for e in exercises.EXERCISES]
     unsandboxed = sandbox.why_unsandboxed(args.no_sandbox)
     if unsandboxed and not args.json:
         print(sandbox.UNSANDBOXED_NOTICE.format(why=unsandboxed), flush=True)
@@ -197,7 +193,7 @@ def check(parser: argparse.ArgumentParser, args) -> int:
     elif len(verdicts) > 1:
         passed = sum(v.passed for v in verdicts)
         print(f"{passed} of {len(verdicts)} checks passed (seed {args.seed}).")
-    return 0 if verdicts and all(v.passed for v in verdicts) and not (coming and args.exercises) else 1
+    return 0 if verdicts and all(v.passed for v in verdicts) else 1
 
 
 def grade(parser: argparse.ArgumentParser, args) -> int:
@@ -224,7 +220,7 @@ def grade(parser: argparse.ArgumentParser, args) -> int:
                      "a submission's code would run as you, with your files and the other "
                      "submissions. Install bubblewrap (see the README), or pass --no-sandbox to "
                      "grade anyway (the table, CSV and results.json then say so)")
-    selected = args.exercises or [e.id for e in exercises.EXERCISES if e.check is not None]
+    selected = args.exercises or [e.id for e in exercises.EXERCISES]
     sandboxed = not args.no_sandbox
 
     def decided(row) -> None:

@@ -13,7 +13,7 @@ class Exercise:
     title: str
     functions: tuple[str, ...]  # the names the exercise asks the learner to write
     module: str  # the lessons/solutions module that defines them
-    check: str | None  # "grader.checks.<module>" whose run() grades it; None: coming
+    check: str  # "grader.checks.<module>" whose run() grades it
     reference_seconds: float = 0.0  # the check on solutions/, one thread, idle 2-core CPU,
     # compiled artefacts cached (static_cache compiles the shipped pair: ~75 s the first time)
 

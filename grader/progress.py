@@ -14,7 +14,7 @@ from pathlib import Path
 
 from grader import implementation
 from grader.exercises import EXERCISES, Exercise
-from grader.verdict import COMING, NOT_STARTED, PASSED, Verdict
+from grader.verdict import NOT_STARTED, PASSED, Verdict
 
 CHANGED = "changed since last check"
 UNCHECKED = "not checked yet"
@@ -68,8 +68,6 @@ def record(verdicts: list[Verdict], impl: str, exercises: dict[str, Exercise]) -
 
 
 def status(exercise: Exercise, impl: str) -> str:
-    if exercise.check is None:
-        return COMING
     entry = _read().get(_key(exercise, impl))
     if entry and entry["fingerprint"] == _fingerprint(exercise, impl):
         return entry["status"] if entry["status"] in (PASSED, NOT_STARTED) else FAILING
@@ -81,12 +79,6 @@ def status(exercise: Exercise, impl: str) -> str:
 def _has_stubs(exercise: Exercise, impl: str) -> bool:
     """True when a function or method of the exercise still only raises NotImplementedError."""
     return any(_raises_not_implemented(f) for f in _functions(exercise, impl))
-
-
-def untouched(exercise: Exercise, impl: str) -> bool:
-    """True when every function and method of the exercise is still the stub."""
-    functions = _functions(exercise, impl)
-    return bool(functions) and all(_raises_not_implemented(f) for f in functions)
 
 
 def _functions(exercise: Exercise, impl: str) -> list[ast.FunctionDef]:

@@ -8,11 +8,10 @@ FAILED = "failed"
 NOT_STARTED = "not started"
 NOT_DEFINED = "not defined"
 ERROR = "error"  # the learner's code raised, hung, crashed or would not import
-COMING = "coming"
 
-SYMBOLS = {PASSED: "✔", FAILED: "✘", NOT_STARTED: "·", NOT_DEFINED: "?", ERROR: "✘", COMING: "…"}
+SYMBOLS = {PASSED: "✔", FAILED: "✘", NOT_STARTED: "·", NOT_DEFINED: "?", ERROR: "✘"}
 COLOURS = {PASSED: "#1a7f37", FAILED: "#cf222e", ERROR: "#cf222e", NOT_STARTED: "#6e7781",
-           NOT_DEFINED: "#9a6700", COMING: "#6e7781"}
+           NOT_DEFINED: "#9a6700"}
 SHOWN_FINDINGS = 3
 
 
