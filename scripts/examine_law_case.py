@@ -18,7 +18,8 @@ sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
 
-from grader import implementation, laws, stats  # noqa: E402
+from grader import implementation  # noqa: E402
+from grader.oracle import laws, stats  # noqa: E402
 from grader.checks.speculative_generate import LAW_CASES, models  # noqa: E402
 from solutions.autoregressive import as_list  # noqa: E402
 

@@ -35,7 +35,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader import laws, mutants, verifier_laws  # noqa: E402
+from grader.oracle import laws, verifier_laws  # noqa: E402
+from grader.selftest import mutants  # noqa: E402
 from grader.checks.harness import FAMILY_ERROR_RATE  # noqa: E402
 from scripts.power_trees import test_power  # noqa: E402  (one test's power, noncentral χ²)
 

@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader import mutants  # noqa: E402
+from grader.selftest import mutants  # noqa: E402
 from grader.checks import speculative_generate as check  # noqa: E402
 
 EXERCISES = ("speculative_generate", "kv_cache")

@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader import mutants  # noqa: E402
+from grader.selftest import mutants  # noqa: E402
 from scripts.power_generate import run_one  # noqa: E402  (one check under one seed, in a worker)
 
 EXERCISE = "ngram"

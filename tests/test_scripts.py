@@ -1,0 +1,57 @@
+"""The scripts and notebooks name only modules and names the course has: every import in
+them resolves (inside functions too), and every script answers --help. A rename in the
+package cannot break them silently."""
+import ast
+import importlib
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+SCRIPTS = sorted((ROOT / "scripts").glob("*.py"))
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+COURSE = ("grader", "solutions", "lessons")
+
+
+def source(path) -> str:
+    if path.suffix == ".py":
+        return path.read_text()
+    cells = json.loads(path.read_text())["cells"]
+    code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+    return "\n".join(line for cell in code for line in cell.splitlines()
+                     if not line.lstrip().startswith(("%", "!")))
+
+
+def unresolved(path) -> list[str]:
+    """'module.name' for every import of the course's code in ``path`` that fails."""
+    missing = []
+    for node in ast.walk(ast.parse(source(path))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in COURSE:
+            module = importlib.import_module(node.module)
+            for alias in (a for a in node.names if not hasattr(module, a.name)):
+                try:  # a submodule not imported yet
+                    importlib.import_module(f"{node.module}.{alias.name}")
+                except ImportError:
+                    missing.append(f"{node.module}.{alias.name}")
+        elif isinstance(node, ast.Import):
+            for alias in (a for a in node.names if a.name.split(".")[0] in COURSE):
+                try:
+                    importlib.import_module(alias.name)
+                except ImportError:
+                    missing.append(alias.name)
+    return missing
+
+
+@pytest.mark.parametrize("path", SCRIPTS + NOTEBOOKS, ids=lambda p: p.name)
+def test_every_import_resolves(path):
+    assert unresolved(path) == []
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: p.name)
+def test_every_script_answers_help(path):
+    result = subprocess.run([sys.executable, str(path), "--help"], capture_output=True, text=True,
+                            timeout=120, cwd=ROOT)
+    assert result.returncode == 0 and "usage" in result.stdout.lower(), result.stderr[-2000:]
