@@ -151,3 +151,17 @@ def test_grade_refuses_to_run_unsandboxed_unless_told(tmp_path, monkeypatch, cap
         cli.main(["grade", str(tmp_path / "me"), "--exercises", "max_fn"])
     assert ended.value.code == 2
     assert "user namespaces are off" in capsys.readouterr().err
+
+
+def test_a_file_right_in_tmp_is_read_and_the_learners_line_comes_first():
+    """A learner's try file directly in /tmp (which the sandbox replaces) is still read; an
+    error inside a helper names the learner's call first, then the helper's line."""
+    path = Path("/tmp") / f"grader_try_{os.getpid()}.py"
+    path.write_text("def helper(x):\n    return x[10]\n\n\ndef max_fn(x):\n    return helper(x)\n")
+    try:
+        result = run_grader("check", "max_fn", "--impl", str(path), "--json")
+    finally:
+        path.unlink()
+    summary = verdict_of(result)["summary"]
+    assert "raised IndexError" in summary, summary
+    assert f"(at {path.name}, line 6: `return helper(x)`, inside `helper` at {path.name}, line 2" in summary

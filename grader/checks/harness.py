@@ -300,11 +300,19 @@ def _qualname(tb) -> str:
 
 
 def learner_frame(exc: BaseException) -> str:
-    """' (file.py, line N)' for the innermost frame outside torch, transformers and the grader."""
+    """' (at file.py, line N: `code`)' for the innermost frame outside torch, transformers
+    and the grader; when that frame is a helper (a lesson's provided one, say) called from
+    another function of the learner's files, the call comes first and the helper's line
+    after it, so the learner sees the line they wrote."""
     frames = traceback.extract_tb(exc.__traceback__)
     skip = ("/torch/", "/transformers/", "/grader/", "/numpy/", "/scipy/")
     ours = [f for f in frames if not any(s in f.filename for s in skip)]
     if not ours:
         return ""
     last = ours[-1]
-    return f" (at {last.filename.rsplit('/', 1)[-1]}, line {last.lineno}: `{last.line}`)"
+    inner = f"{last.filename.rsplit('/', 1)[-1]}, line {last.lineno}: `{last.line}`"
+    if len(ours) > 1 and ours[-2].name != last.name:
+        caller = ours[-2]
+        return (f" (at {caller.filename.rsplit('/', 1)[-1]}, line {caller.lineno}: `{caller.line}`, "
+                f"inside `{last.name}` at {inner})")
+    return f" (at {inner})"

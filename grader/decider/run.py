@@ -95,7 +95,7 @@ class Runner:
                    *exercise_ids]
         if not self.sandboxed:
             return command
-        readable = [Path(impl).parent] if impl.endswith(".py") else []
+        readable = [Path(impl)] if impl.endswith(".py") else []
         readable += [self.import_root] if self.import_root else [Path.cwd()]
         return sandbox.wrap(command, self.outdir, readable, self.hidden,
                             chdir=None if self.import_root else Path.cwd())
