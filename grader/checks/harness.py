@@ -155,6 +155,9 @@ class CheckRun:
 
     def _counted(self, prop: str) -> None:
         self.properties += 1
+        self._label(prop)
+
+    def _label(self, prop: str) -> None:
         if self._observing:
             self.observed.append(prop)
 
@@ -167,8 +170,7 @@ class CheckRun:
 
     def fail(self, prop: str, message: str, hint: str = "", table=None):
         """Stop the check now: later properties depend on this one."""
-        if self._observing:
-            self.observed.append(prop)
+        self._label(prop)
         raise Stop(FAILED, f"{prop} failed, and the properties after it depend on it.",
                    Finding(prop, message, hint, table))
 

@@ -45,8 +45,8 @@ def run_isolated(exercise_ids: list[str], impl: str, seed: int, timeout: float |
     torch.set_num_threads(1)  # the runner needs the other core; the tiny models gain nothing
     try:
         with tempfile.TemporaryDirectory(prefix="grader-") as outdir:
-            while pending:
-                runner = Runner(impl, seed, Path(outdir), grading, import_root, sandboxed, hidden)
+            runner = Runner(impl, seed, Path(outdir), grading, import_root, sandboxed, hidden)
+            while pending:  # each pass starts a runner process
                 for verdict in runner.decide(pending, timeout):
                     _stop_if_changed(manifest)
                     pending.remove(verdict.exercise)
@@ -80,7 +80,8 @@ def _stop_if_changed(manifest: sources.Manifest) -> None:
 
 
 class Runner:
-    """One runner process (sandboxed or not) and the decisions made on its records."""
+    """How runner processes are started (sandboxed or not), and the decisions made on the
+    records of each."""
 
     def __init__(self, impl, seed, outdir, grading, import_root, sandboxed, hidden):
         self.impl, self.seed, self.outdir = impl, seed, outdir
