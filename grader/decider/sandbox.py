@@ -22,6 +22,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from grader import sources
+
 UNSANDBOXED_NOTICE = ("grading is unsandboxed ({why}): your code runs as you, with your files and "
                       "network. `grader grade` needs the sandbox, or --no-sandbox.")
 
@@ -68,7 +70,8 @@ def wrap(command: list[str], writable: Path, readable: list[Path], hidden: list[
     hides; the folders and files in ``hidden`` are covered."""
     arguments = [bwrap(), *_namespaces(), "--ro-bind", "/", "/", "--dev", "/dev",
                  "--proc", "/proc", "--tmpfs", "/tmp"]
-    for path in _under_tmp([*readable, *map(Path, sys.path)]):
+    python = [Path(sys.prefix), Path(sys.executable).parent, *map(Path, sys.path)]
+    for path in _under_tmp([*readable, sources.ROOT, *python]):  # a course or venv in /tmp
         arguments += ["--ro-bind", str(path), str(path)]
     for path in map(Path, hidden):  # after the binds: a hidden folder stays hidden
         if path.is_dir():
