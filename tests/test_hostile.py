@@ -38,6 +38,8 @@ CASES = [  # (file, exercise, status, words the diagnosis must contain)
     ("patches_torch", "max_fn", "failed", "norm(max(0, x))"),
     ("equal_to_everything", "autoregressive_generate", "failed", "returned AlwaysEqual"),
     ("del_prints_passed", "max_fn", "error", "could not go on with what your code returned"),
+    # the decider builds the forward log from entries sent as each forward ran
+    ("rewrites_observer_log", "autoregressive_generate", "failed", "forwards with use_cache=True"),
 ]
 
 

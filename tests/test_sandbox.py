@@ -119,8 +119,9 @@ def test_a_class_under_attack(tmp_path):
     copied = rows[("copies_reference", "max_fn")]  # cheating, not forgery: reported
     assert copied["status"] == "passed" and "solutions/residual.py" in copied["reference files opened"]
     assert rows[("alice", "max_fn")]["reference files opened"] == ""
-    observed = rows[("rewrites_log", "autoregressive_generate")]
-    assert int(observed["observed_properties"]) == 2 and observed["sandboxed"] == "yes"
+    observed = rows[("rewrites_log", "autoregressive_generate")]  # its log rewrite changed nothing
+    assert observed["status"] == "failed" and observed["sandboxed"] == "yes"
+    assert (observed["observed_properties"], observed["observed_failed"]) == ("2", "1")
     assert "observed" in next(line for line in result.stdout.splitlines() if line.startswith("rewrites_log"))
     assert json.loads((gradescope / "alice" / "results.json").read_text())["score"] == 2.0
     assert fingerprint(submissions / "alice") == before

@@ -43,6 +43,12 @@ class ReplayCheckRun(CheckRun):
 
     def _next(self, kind: str, key) -> dict:
         record = self.receive()
+        while type(record) is dict and "entry" in record:  # what an observer logged meanwhile
+            try:
+                observation.add_entry(record)
+            except (ValueError, TypeError, KeyError, AttributeError) as exc:
+                raise _forged(f"an observer's entry is malformed ({exc})") from None
+            record = self.receive()
         if type(record) is dict and "crashed" in record:
             raise Stop(ERROR, "the check could not go on with what your code returned: in the "
                               "process running your code it raised an error (-v shows it). An "

@@ -9,6 +9,12 @@ observer is known by its creation index. In the runner, after each learner call,
 state of every observer that changed during it is sent with the call's result; in the
 decider, the same observers take that state instead of watching anything.
 
+An observer that keeps a log (``streamed``: the recording models' forwards) sends each
+entry the moment it is made, during the learner's call, and the decider builds its log
+from those entries alone: code that rewrites the log afterwards changes nothing the
+decider sees. (Code that replaces the grader's methods can still forge what is observed
+in its process, which is why such properties are labelled "observed".)
+
 Modes: ``direct`` (one process, the tests and ``grader.selftest.in_process``), ``record``
 (the runner) and ``replay`` (the decider). Outside a check everything is ``direct``.
 """
@@ -25,6 +31,7 @@ class _State:
         self.in_call = False
         self.observers: list[weakref.ref] = []
         self.sent: dict[int, str] = {}  # index -> the state last sent or restored, as JSON
+        self.send_entry = None  # in record mode: sends one streamed observer's entry
 
 
 _state = _State()
@@ -32,7 +39,10 @@ _state = _State()
 
 class Observer:
     """A check object that watches the learner's code; subclasses give their state as
-    plain data (``observed_state``) and take it back (``restore``)."""
+    plain data (``observed_state``) and take it back (``restore``). A ``streamed`` one
+    instead adds each entry of its log with ``add`` (plain data), which sends it."""
+
+    streamed = False
 
     def __init__(self):
         self.observer_index = len(_state.observers)
@@ -42,6 +52,16 @@ class Observer:
         raise NotImplementedError
 
     def restore(self, state) -> None:
+        raise NotImplementedError
+
+    def add(self, entry) -> None:
+        """Append ``entry`` to the log (a streamed observer's own ``append``), and send it
+        when the learner's code made it in the runner."""
+        self.append(entry)
+        if _state.mode == RECORD and _state.in_call and _state.send_entry is not None:
+            _state.send_entry({"observer": self.observer_index, "entry": entry})
+
+    def append(self, entry) -> None:
         raise NotImplementedError
 
 
@@ -79,12 +99,18 @@ def learner_call():
         _state.in_call = False
 
 
+def send_entries_to(send) -> None:
+    """In the runner: where streamed observers send their entries (one JSON-able message each)."""
+    _state.send_entry = send
+
+
 def changed_states() -> dict[int, object]:
-    """{index: state} of the observers whose state differs from the last one sent."""
+    """{index: state} of the observers whose state differs from the last one sent
+    (streamed observers sent theirs already, entry by entry)."""
     changed = {}
     for index, ref in enumerate(_state.observers):
         observer = ref()
-        if observer is None:
+        if observer is None or observer.streamed:
             continue
         state = observer.observed_state()
         text = json.dumps(state, sort_keys=True)
@@ -97,9 +123,24 @@ def changed_states() -> dict[int, object]:
 def restore_states(states: dict) -> None:
     """Give the decider's observers the states the runner sent (index as a string key)."""
     for key, state in states.items():
-        index = int(key)
-        observer = _state.observers[index]() if 0 <= index < len(_state.observers) else None
-        if observer is None:
-            raise ValueError(f"a state for observer {index}, which this check never created")
+        observer = _observer(int(key))
+        if observer.streamed:
+            raise ValueError(f"a whole state for observer {key}, which sends entries one by one")
         observer.restore(state)
-        _state.sent[index] = json.dumps(state, sort_keys=True)
+        _state.sent[int(key)] = json.dumps(state, sort_keys=True)
+
+
+def add_entry(message: dict) -> None:
+    """Give the decider's streamed observer the entry the runner sent."""
+    observer = _observer(message["observer"])
+    if not observer.streamed:
+        raise ValueError(f"an entry for observer {message['observer']}, which sends no entries")
+    observer.append(message["entry"])
+
+
+def _observer(index) -> Observer:
+    alive = type(index) is int and 0 <= index < len(_state.observers)
+    observer = _state.observers[index]() if alive else None
+    if observer is None:
+        raise ValueError(f"a state for observer {index}, which this check never created")
+    return observer

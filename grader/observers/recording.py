@@ -15,31 +15,41 @@ class Forward:
 
 
 class RecordingModel(Observer):
-    """Behaves like the wrapped causal LM; ``forwards`` lists what each call was fed."""
+    """Behaves like the wrapped causal LM; ``forwards`` lists what each call was fed. Each
+    forward is logged before it runs (so a forward that raises is logged too) and, inside
+    a check, sent to the decider at once (grader/observers/observation.py)."""
+
+    streamed = True
 
     def __init__(self, model):
         super().__init__()
         self.model = model
         self.forwards: list[Forward] = []
 
-    def observed_state(self):
-        return [asdict(f) for f in self.forwards]
-
-    def restore(self, state) -> None:
-        self.forwards = [Forward(**f) for f in state]
+    def append(self, entry: dict) -> None:
+        self.forwards.append(Forward(**entry["forward"]))
 
     def __call__(self, input_ids=None, *args, **kwargs):
         if input_ids is None:
             input_ids = kwargs.pop("input_ids")
-        cache = kwargs.get("cache", kwargs.get("past_key_values"))
-        cached = int(cache.get_seq_length()) if hasattr(cache, "get_seq_length") else 0
-        positions = kwargs.get("position_ids", kwargs.get("cache_position"))
-        self.forwards.append(Forward(
-            fed=input_ids.shape[-1], cached=cached,
-            positions=None if positions is None else positions.reshape(-1).tolist(),
-            cache_id=None if cache is None else id(cache), cache_type=type(cache).__name__,
-            rows=input_ids.shape[0] if input_ids.dim() > 1 else 1))
+        self.add(self.entry(input_ids, kwargs))
         return self.model(input_ids, *args, **kwargs)
+
+    def entry(self, input_ids, kwargs) -> dict:
+        """The log entry of one forward, as plain data."""
+        return {"forward": asdict(_fed(input_ids, kwargs))}
 
     def __getattr__(self, name):
         return getattr(self.model, name)
+
+
+def _fed(input_ids, kwargs) -> Forward:
+    """What one forward is fed: ``input_ids`` [rows, fed] (or [fed]) and its keyword arguments."""
+    cache = kwargs.get("cache", kwargs.get("past_key_values"))
+    cached = int(cache.get_seq_length()) if hasattr(cache, "get_seq_length") else 0
+    positions = kwargs.get("position_ids", kwargs.get("cache_position"))
+    return Forward(
+        fed=input_ids.shape[-1], cached=cached,
+        positions=None if positions is None else positions.reshape(-1).tolist(),
+        cache_id=None if cache is None else id(cache), cache_type=type(cache).__name__,
+        rows=input_ids.shape[0] if input_ids.dim() > 1 else 1)

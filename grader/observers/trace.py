@@ -8,7 +8,7 @@ the target was fed with the output tells which were accepted, and whether the ro
 last token was a correction or the bonus.
 """
 import html
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 from grader.observers.recording import Forward, RecordingModel
 
@@ -32,26 +32,15 @@ class LoggedModel(RecordingModel):
         super().__init__(model)
         self.role, self.log = role, log
 
-    def __call__(self, input_ids=None, *args, **kwargs):
-        if input_ids is None:
-            input_ids = kwargs.pop("input_ids")
-        recorded = len(self.forwards)
-        try:
-            return super().__call__(input_ids, *args, **kwargs)
-        finally:  # logged even when the forward raises: the log then shows what caused it
-            if len(self.forwards) > recorded:
-                last = self.forwards[-1]
-                self.log.append(Call(**vars(last), role=self.role, ids=input_ids[0].tolist()))
+    def entry(self, input_ids, kwargs) -> dict:
+        return dict(super().entry(input_ids, kwargs), ids=input_ids[0].tolist())
+
+    def append(self, entry: dict) -> None:
+        super().append(entry)
+        self.log.append(Call(**entry["forward"], role=self.role, ids=list(entry["ids"])))
 
     def forward(self, *args, **kwargs):  # model.forward(...) is logged like model(...)
         return self(*args, **kwargs)
-
-    def observed_state(self):
-        return {"forwards": super().observed_state(), "log": [asdict(c) for c in self.log]}
-
-    def restore(self, state) -> None:
-        super().restore(state["forwards"])
-        self.log[:] = [Call(**c) for c in state["log"]]  # the list the check holds, shared
 
 
 @dataclass

@@ -23,6 +23,7 @@ class RecordingCheckRun(CheckRun):
     def __init__(self, exercise: Exercise, module: ModuleType, seed: int, send):
         super().__init__(exercise, module, seed)
         self.send, self.handles, self.calls = send, wire.Handles(), 0
+        observation.send_entries_to(send)
 
     def function(self, name: str):
         value = getattr(self.module, name, None)
