@@ -10,7 +10,7 @@ import importlib
 import os
 from types import ModuleType
 
-from grader import exercises, implementation, progress
+from grader import exercises, implementation, meanwhile, progress
 from grader.decider import run_isolated
 from grader.verdict import Verdict, format_html, format_text
 
@@ -21,9 +21,46 @@ def current_impl() -> str:
     return os.environ.get(IMPL_VARIABLE, "lessons")
 
 
-def course() -> ModuleType:
+def course() -> "Course":
     """The package the notebook's calls use: your ``lessons``, or ``solutions`` in CI."""
-    return importlib.import_module(current_impl())
+    return Course(importlib.import_module(current_impl()), importlib.import_module("solutions"))
+
+
+def lesson(module: str) -> "Course":
+    """One module of that package (``lesson("fast")``: lessons/fast.py), for the names the
+    package does not export."""
+    return Course(implementation.load(current_impl(), module), importlib.import_module(f"solutions.{module}"))
+
+
+class Course:
+    """A course package or module as a notebook calls it (``impl.speculative_generate``):
+    what is unfinished there, itself or through a step it calls, comes back as the
+    reference's, with one printed line per cell saying so (grader/meanwhile.py)."""
+
+    def __init__(self, module: ModuleType, reference: ModuleType):
+        self.module, self.reference = module, reference
+        self.__name__ = module.__name__
+        self._noted: set[tuple] = set()
+
+    def __getattr__(self, name: str):
+        value = getattr(self.module, name)
+        step = meanwhile.unfinished_step(value, self.__name__.split(".")[0])
+        if step is None:
+            return value
+        cell = (name, _cell_number())
+        if cell not in self._noted:
+            self._noted.add(cell)
+            print(f"`{name}` is not finished: {meanwhile.owner(step)} still raises "
+                  f"NotImplementedError, so this cell uses the reference's `{name}`.")
+        return getattr(self.reference, name)
+
+
+def _cell_number() -> int | None:
+    """The notebook cell running now (None outside IPython)."""
+    try:
+        return get_ipython().execution_count  # noqa: F821  (defined by IPython)
+    except NameError:
+        return None
 
 
 class CheckResult:

@@ -12,7 +12,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from grader import implementation
+from grader import implementation, meanwhile
 from grader.exercises import EXERCISES, Exercise
 from grader.verdict import NOT_STARTED, PASSED, Verdict
 
@@ -78,7 +78,7 @@ def status(exercise: Exercise, impl: str) -> str:
 
 def _has_stubs(exercise: Exercise, impl: str) -> bool:
     """True when a function or method of the exercise still only raises NotImplementedError."""
-    return any(_raises_not_implemented(f) for f in _functions(exercise, impl))
+    return any(meanwhile.is_stub(f) for f in _functions(exercise, impl))
 
 
 def _functions(exercise: Exercise, impl: str) -> list[ast.FunctionDef]:
@@ -95,10 +95,3 @@ def _functions(exercise: Exercise, impl: str) -> list[ast.FunctionDef]:
         elif isinstance(node, ast.FunctionDef) and node.name in exercise.functions:
             functions.append(node)
     return functions
-
-
-def _raises_not_implemented(function: ast.FunctionDef) -> bool:
-    statements = [s for s in function.body
-                  if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-    return (len(statements) == 1 and isinstance(statements[0], ast.Raise)
-            and "NotImplementedError" in ast.unparse(statements[0]))

@@ -6,7 +6,10 @@ Exercise ``autoregressive_generate``: write the loop, then run
 import torch
 from transformers import DynamicCache  # noqa: F401  (you will need it for use_cache=True)
 
-from lessons.sampling import GreedyProcessor, LogitsProcessor
+from solutions.sampling import GreedyProcessor, LogitsProcessor  # the course's (below)
+
+# The default processor, GreedyProcessor, is the course's, so the loop runs before your
+# processors are done; pass your own in (logits_processor=...) to use them.
 
 
 @torch.inference_mode()  # no autograd bookkeeping at all: a few percent faster than no_grad

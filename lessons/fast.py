@@ -47,13 +47,20 @@ import torch
 from transformers import StaticCache
 
 from lessons.autoregressive import as_list  # noqa: F401  (an int or a list of end tokens)
-from lessons.sampling import GreedyProcessor, LogitsProcessor
 from lessons.speculative import settle  # noqa: F401  (your lesson-3 step: n and the first end token)
 from lessons.verification import speculative_sampling  # noqa: F401  (your lesson-2 verifier)
+from solutions.sampling import GreedyProcessor, LogitsProcessor  # the course's (below)
 
-# Not finished lesson 2 or 3 yet? Import the reference steps instead and come back later:
-# from solutions.speculative import settle
-# from solutions.verification import speculative_sampling
+# Earlier steps this lesson calls, and the exercise that grades each:
+#   speculative_sampling (lesson 2: `grader check speculative_sampling`)
+#   settle (lesson 3's step: `grader check speculative_generate`)
+# Not passed yet? Meanwhile take the reference's, in place of the import above:
+#   from solutions.verification import speculative_sampling
+#   from solutions.speculative import settle
+# `grader check` and `grader grade` both accept it: each exercise is graded on its own
+# functions, and the reference is refused only for the exercise being graded.
+# The default processor, GreedyProcessor, is the course's, so the loop runs before lesson 0
+# is done; pass your own processors in (logits_processor=...) to use them.
 
 CACHE_BLOCK = 256  # cache lengths are multiples of this: one compiled graph serves every prompt length
 

@@ -4,9 +4,6 @@ Lesson 3: write ``speculative_generate`` without a cache, then run
 ``grader check speculative_generate``. Lesson 4: make ``use_cache=True`` work, then run
 ``grader check kv_cache``.
 
-If your lesson-2 verifier is not finished yet, import the reference one instead
-(``from solutions.verification import speculative_sampling``) and come back to it later.
-
 The loop falls into five small steps, stubbed below the loop with their contracts:
 ``forward`` (one model call, the last rows of logits), ``draft`` (the drafter's k
 proposals), ``settle`` (how many tokens the round keeps, read on the host once),
@@ -21,8 +18,17 @@ import torch
 from transformers import DynamicCache  # noqa: F401  (lesson 4: one cache per model)
 
 from lessons.autoregressive import as_list  # noqa: F401  (an int or a list of end tokens)
-from lessons.sampling import GreedyProcessor, LogitsProcessor
 from lessons.verification import speculative_sampling  # noqa: F401  (your lesson-2 verifier)
+from solutions.sampling import GreedyProcessor, LogitsProcessor  # the course's (below)
+
+# Earlier steps this lesson calls, and the exercise that grades each:
+#   speculative_sampling (lesson 2: `grader check speculative_sampling`)
+# Not passed yet? Meanwhile take the reference's, in place of the import above:
+#   from solutions.verification import speculative_sampling
+# `grader check` and `grader grade` both accept it: each exercise is graded on its own
+# functions, and the reference is refused only for the exercise being graded.
+# The default processor, GreedyProcessor, is the course's, so the loop runs before lesson 0
+# is done; pass your own processors in (logits_processor=...) to use them.
 
 COLOURS = {"accepted": "\033[32m", "rejected": "\033[9;31m", "correction": "\033[33m",
            "bonus": "\033[36m", "end": "\033[0m"}

@@ -19,6 +19,13 @@ import torch
 
 from lessons.residual import max_fn  # noqa: F401  (the residual after a rejection)
 
+# Earlier steps this lesson calls, and the exercise that grades each:
+#   max_fn (lesson 1: `grader check max_fn`)
+# Not passed yet? Meanwhile take the reference's, in place of the import above:
+#   from solutions.residual import max_fn
+# `grader check` and `grader grade` both accept it: each exercise is graded on its own
+# functions, and the reference is refused only for the exercise being graded.
+
 
 def speculative_decoding_verify(draft_tokens, draft_probs, target_probs, vocab_size) -> list[int]:
     """The numpy warm-up: verify the ``k`` drafts one at a time, as in the paper.

@@ -123,19 +123,22 @@ def test_later_lessons_pass_with_lesson_0_unfinished(tmp_path):
         {e: rows[e]["summary"] for e in LATER_EXERCISES if rows[e]["status"] != "passed"}
 
 
-def test_a_reference_import_costs_only_the_exercises_that_use_it(tmp_path):
+def test_the_reference_stands_in_for_other_exercises_only(tmp_path):
     """lessons/trees.py taking max_fn from the reference, as the lessons suggest while
-    learning: grading refuses the reference where it is used (multi_draft calls max_fn),
-    not the whole module (tree_attention never does)."""
+    learning, is graded on its own code (multi_draft passes); one that takes tree_layout
+    from it loses tree_attention alone, and residual.py re-exporting max_fn loses max_fn."""
     done = finished_lessons()
     trees = done["trees.py"].replace("from lessons.residual import max_fn", "from solutions.residual import max_fn")
     assert trees != done["trees.py"]
-    write_submission(tmp_path / "half", dict(done, **{"trees.py": trees}))
+    trees += "\nfrom solutions.trees import tree_layout  # noqa: F811\n"
+    residual = "from solutions.residual import max_fn  # noqa: F401\n"
+    write_submission(tmp_path / "half", dict(done, **{"trees.py": trees, "residual.py": residual}))
     out_csv = tmp_path / "grades.csv"
     result = run_grader("grade", str(tmp_path / "half"), "--exercises", "tree_attention", "multi_draft",
-                        "--csv", str(out_csv), *SANDBOX)
+                        "max_fn", "--csv", str(out_csv), *SANDBOX)
     assert result.returncode == 0, result.stdout + result.stderr
     rows = {r["exercise"]: r for r in csv.DictReader(out_csv.open())}
-    assert rows["tree_attention"]["status"] == "passed", rows["tree_attention"]["summary"]
-    assert rows["multi_draft"]["status"] == "error"
-    assert "`solutions.residual.max_fn` is refused while grading" in rows["multi_draft"]["summary"]
+    assert rows["multi_draft"]["status"] == "passed", rows["multi_draft"]["summary"]
+    for exercise, name in (("tree_attention", "trees.tree_layout"), ("max_fn", "residual.max_fn")):
+        assert rows[exercise]["status"] == "error"
+        assert f"`solutions.{name}` is refused while grading {exercise}" in rows[exercise]["summary"]

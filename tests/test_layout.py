@@ -21,11 +21,12 @@ ALLOWED = {  # part -> the grader's parts and course packages it may import
     "sources": set(),
     "checks": {"exercises", "models", "observers", "oracle", "solutions", "verdict"},
     "decider": {"checks", "exercises", "observers", "sources", "verdict", "wire"},
-    "runner": {"checks", "exercises", "implementation", "observers", "wire"},
+    "runner": {"checks", "exercises", "implementation", "observers", "solutions", "wire"},  # the gate
+    "meanwhile": {"exercises"},
     "bench": {"implementation", "models", "observers", "solutions"},
     "selftest": {"checks", "decider", "exercises", "implementation", "observers", "runner", "verdict"},
-    **{front: {"bench", "checks", "decider", "exercises", "implementation", "models", "observers",
-               "progress", "grade", "notebook", "cli", "sources", "verdict"} for front in FRONTS},
+    **{front: {"bench", "checks", "decider", "exercises", "implementation", "meanwhile", "models",
+               "observers", "progress", "grade", "notebook", "cli", "sources", "verdict"} for front in FRONTS},
 }
 
 

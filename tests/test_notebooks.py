@@ -1,12 +1,16 @@
 """The notebooks as learners open them: clean stored outputs, prose that follows from the
-numbers printed above it, and the extra that brings Jupyter."""
+numbers printed above it, a run at any stage of the lessons, and the extra that brings
+Jupyter. (CI executes them on the reference with nbval too.)"""
 import json
+import os
 import re
 import tomllib
 
+import nbformat
 import pytest
+from nbclient import NotebookClient
 
-from tests.conftest import ROOT
+from tests.conftest import PRISTINE, ROOT
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 NOISE = {"an object's address": r" at 0x[0-9a-f]+>", "profiler log lines": r"USDT:|STAGE:",
@@ -29,6 +33,26 @@ def test_stored_outputs_are_clean(path):
     for what, pattern in NOISE.items():
         found = [t for t in outputs(path) if re.search(pattern, t)]
         assert not found, f"{path.name} shows {what}: {found[0][:200]}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_a_notebook_runs_top_to_bottom_with_every_lesson_unfinished(path, pristine_lessons, monkeypatch):
+    """The lessons as shipped (all stubs): every cell runs, the calls of unfinished steps
+    go to the reference with a printed line saying so, and each check() shows the stub's
+    true state (not started), never a pass."""
+    monkeypatch.setenv("COURSE_IMPL", PRISTINE)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(pristine_lessons),
+                                                                    os.environ.get("PYTHONPATH")])))
+    notebook = nbformat.read(path, as_version=4)
+    NotebookClient(notebook, timeout=600, kernel_name="python3",
+                   resources={"metadata": {"path": str(path.parent)}}).execute()  # raises on an error
+    printed = {index: "".join(o.get("text", "") + o.get("data", {}).get("text/plain", "")
+                              for o in cell.get("outputs", []))
+               for index, cell in enumerate(notebook.cells) if cell.cell_type == "code"}
+    assert any("is not finished" in text and "uses the reference's" in text for text in printed.values())
+    checks = [i for i in printed if re.search(r"^check\(", notebook.cells[i].source, re.M)]
+    for index in checks:
+        assert "not started" in printed[index] and "passed" not in printed[index], printed[index]
 
 
 def test_notebook_05_conclusion_follows_from_its_numbers():

@@ -63,3 +63,28 @@ def test_a_stub_method_of_the_same_exercise_is_named(tmp_path):
     verdict = replayed(exercises.get("batched_generate"), str(path), seed=0)
     assert verdict.status == NOT_STARTED, format_text(verdict)
     assert "`batched_speculative_generate` calls `Lane.feed`" in verdict.summary, verdict.summary
+
+
+def test_notebooks_find_the_unfinished_step_before_running_anything(pristine_lessons, tmp_path, monkeypatch):
+    """What a notebook's ``course()`` hands the reference for: a stub, a class with a stub
+    method, and a written loop whose verifier is still a stub (the verifier is named)."""
+    import importlib
+
+    from grader import meanwhile
+
+    stubs = importlib.import_module(PRISTINE)
+    assert meanwhile.unfinished_step(stubs.speculative_generate, PRISTINE) == "speculative_generate"
+    assert meanwhile.unfinished_step(stubs.GreedyProcessor, PRISTINE) == "GreedyProcessor.__call__"
+    half = tmp_path / "half_lessons"
+    half.mkdir()
+    (half / "__init__.py").write_text("")
+    (half / "verification.py").write_text("def speculative_sampling(p, q, drafts, generator=None):\n"
+                                          "    \"\"\"To write.\"\"\"\n    raise NotImplementedError\n")
+    (half / "loop.py").write_text("from half_lessons.verification import speculative_sampling\n\n\n"
+                                  "def draft_and_verify(p, q, drafts):\n"
+                                  "    return [speculative_sampling(p, q, d) for d in drafts]\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    loop = importlib.import_module("half_lessons.loop")
+    assert meanwhile.unfinished_step(loop.draft_and_verify, "half_lessons") == "speculative_sampling"
+    solutions = importlib.import_module("solutions")
+    assert [n for n in solutions.__all__ if meanwhile.unfinished_step(getattr(solutions, n), "solutions")] == []

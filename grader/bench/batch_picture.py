@@ -5,6 +5,8 @@
 round's rejection; ``cell_kinds`` names what each cell of one recorded round holds, for
 ``imshow``.
 """
+import inspect
+import sys
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -33,7 +35,9 @@ def record_rounds(module: ModuleType, prompts: list[list[int]], drafter, target,
     from the first column of the next target forward (the rows' pending tokens), so the
     last round's ``new`` stays None."""
     rounds: list[Round] = []
-    base = module.Lane
+    generate = module.batched_speculative_generate
+    home = sys.modules[inspect.unwrap(generate).__module__]  # where it looks Lane up (in a
+    base = home.Lane  # notebook, the reference's module while the learner's is unfinished)
 
     class Recording(base):
         def feed(self, tokens, valid):
@@ -50,11 +54,11 @@ def record_rounds(module: ModuleType, prompts: list[list[int]], drafter, target,
                 rounds.append(Round(self.ids.clone(), self.mask.clone(), drafts, remaining,
                                     [int(n) for n in torch.as_tensor(kept).tolist()], running))
 
-    module.Lane = Recording
+    home.Lane = Recording
     try:
-        result = module.batched_speculative_generate(prompts, drafter, target, **kwargs)
+        result = generate(prompts, drafter, target, **kwargs)
     finally:
-        module.Lane = base
+        home.Lane = base
     if not rounds:
         raise RuntimeError("no round was recorded: batched_speculative_generate must build its "
                            "lanes with its module's Lane (Lane(target, ...)) and call the target "

@@ -18,7 +18,7 @@ def main():
     parser.add_argument("--fd", type=int, required=True)
     parser.add_argument("--outdir", type=Path, required=True)
     parser.add_argument("--grading", action="store_true",
-                        help="refuse imports of the reference package `solutions` from learner code")
+                        help="refuse the reference's own functions of the exercise being graded")
     parser.add_argument("--import-root", type=Path, default=None,
                         help="import the implementation from this folder before anywhere else")
     parser.add_argument("exercises", nargs="+")
@@ -34,13 +34,15 @@ def main():
 
     from grader import exercises
     from grader.observers import observation
-    from grader.runner.record import ReferenceReads, redirected_output, run_recorded
+    from grader.runner.record import redirected_output, run_recorded
+    from grader.runner.reference import ReferenceGate, ReferenceReads
 
     for exercise_id in args.exercises:  # the course's code, with the reference it uses, first
         importlib.import_module(exercises.get(exercise_id).check)
+    gate = ReferenceGate() if args.grading else None  # imports the whole reference first
+    reads = ReferenceReads()
     if args.import_root:  # after the course's own modules: a submission cannot replace them
         sys.path.insert(0, str(args.import_root))
-    reads = ReferenceReads()
     torch.set_num_threads(1)  # tiny models: threads cost more than they give
 
     def send(message: dict) -> None:
@@ -52,7 +54,7 @@ def main():
         with redirected_output(args.outdir / f"{exercise_id}.out"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             with observation.check_scope(observation.RECORD):
-                run_recorded(exercise, args.impl, args.seed, send, args.grading)
+                run_recorded(exercise, args.impl, args.seed, send, gate)
         send({"end": exercise_id, "reference_opened": reads.taken()})
     channel.close()
 

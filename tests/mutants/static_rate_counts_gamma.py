@@ -1,0 +1,4 @@
+"""The acceptance rate divides by gamma drafts a round, also in the last, shorter rounds that draft k < gamma."""
+EXERCISE = "static_cache"
+MODULE = "fast"
+PATCHES = [("drafted, accepted = drafted + k, accepted + n", "drafted, accepted = drafted + gamma, accepted + n")]
