@@ -2,6 +2,8 @@
 hints that follow from which properties failed together, honest counts."""
 from pathlib import Path
 
+import pytest
+
 from grader import exercises
 from grader.selftest import mutants
 from grader.selftest.in_process import replayed
@@ -59,3 +61,38 @@ def test_a_bug_that_fails_at_t1_too_keeps_the_generic_hint(tmp_path):
     laws = [f for f in verdict.findings if f.property.startswith("law")]
     assert any("MultinomialProcessor(temperature=1.0)" in f.property for f in laws)
     assert not any("same logits_processor as p" in f.hint for f in laws)
+
+
+FIRST_HINTS = {  # a natural bug -> words the hint of its first failing property must hold
+    "static_rate_counts_gamma": "divides by gamma drafts in every round",
+    "spec_rate_counts_gamma": "divides by gamma drafts in every round",
+    "batched_verify_no_none_rejected": "(none rejected)",
+    "no_none_rejected": "(none rejected)",
+    "batched_positions_not_shifted": "positions must count each row's real tokens",
+    "batched_drafter_lags": "the drafter has never run on its last draft",
+    "tree_counts_after_rejection": "must add nothing, to the count or to the output",
+}
+
+
+@pytest.mark.parametrize("name, words", FIRST_HINTS.items(), ids=list(FIRST_HINTS))
+def test_the_first_hint_names_the_bug(name, words, tmp_path):
+    verdict = verdict_of(name, tmp_path)
+    assert verdict.status == FAILED and words in verdict.findings[0].hint, format_text(verdict, verbose=True)
+
+
+def test_a_correct_loop_gets_no_bug_specific_hint():
+    """The hints above are chosen from what the run showed, so a pass shows none and the
+    detectors are quiet on the reference's own runs."""
+    from grader.checks import batched_generate
+    from grader.checks.speculative_generate import models
+    from grader.observers.trace import LoggedModel
+    from solutions.batched import batched_speculative_generate
+
+    target, _ = models()
+    log = []
+    batched_speculative_generate(batched_generate.PROMPTS, LoggedModel(target, "drafter", log),
+                                 LoggedModel(target, "target", log), gamma=3, max_gen_len=9,
+                                 eos_tokens_id=batched_generate.NO_EOS)
+    assert log and not batched_generate.drafter_lags(log)
+    first = [f for f in log if f.role == "target"][:1]
+    assert not batched_generate.positions_shifted(first, batched_generate.PROMPTS)

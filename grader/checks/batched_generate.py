@@ -16,6 +16,7 @@ from grader.checks.harness import CheckRun
 from grader.checks.speculative_generate import GREEDY, NO_EOS, law_tests, models, same_processor_hint
 from grader.models import SHIPPED_MISSING, load_pair, shipped_pair_present
 from grader.observers.recording import RecordingModel
+from grader.observers.trace import LoggedModel
 from grader.oracle import acceptance, laws, stats
 from solutions import sampling
 from solutions.autoregressive import as_list, autoregressive_generate
@@ -102,13 +103,38 @@ def generated(check: CheckRun, generate, prompts, *args, what: str, **kwargs):
 
 
 def check_greedy(check, generate, target, drafter, expected, label, **kwargs):
-    outputs, _ = generated(check, generate, PROMPTS, drafter, target, max_gen_len=GREEDY_LENGTH,
+    recorder = RecordingModel(target)  # for the hint: the positions its first forward was given
+    outputs, _ = generated(check, generate, PROMPTS, drafter, recorder, max_gen_len=GREEDY_LENGTH,
                            eos_tokens_id=NO_EOS, what=f"(greedy, {label})", **kwargs)
     wrong = [b for b, (o, e) in enumerate(zip(outputs, expected)) if o != e]
     check.require(f"greedy output of every row ({label})", not wrong,
                   f"rows {wrong} of prompts {PROMPTS} gave {[outputs[b] for b in wrong]}; greedy "
                   f"decoding of the target alone gives {[expected[b] for b in wrong]}",
-                  LAW_HINT)
+                  POSITIONS_HINT if positions_shifted(recorder.forwards[:1], PROMPTS) else LAW_HINT)
+
+
+POSITIONS_HINT = ("positions must count each row's real tokens, not its columns: in the first "
+                  "forward a left-padded row's first real token was not at position 0 (or no "
+                  "position_ids were passed, and the model numbers columns). Take "
+                  "cumsum(mask) − 1 along the row, and keep it through the holes of rejected drafts")
+
+
+def positions_shifted(first: list, prompts: list[list[int]]) -> bool:
+    """Whether the first forward (``first``: a list of at most one) numbered a left-padded
+    row's real tokens from its column, or was given no positions at all."""
+    pads = [max(map(len, prompts)) - len(p) for p in prompts]
+    if not first or not any(pads):
+        return False
+    forward = first[0]
+    if forward.positions is None:
+        return True
+    if len(forward.positions) == forward.fed:  # one row of positions for the whole batch
+        rows = [forward.positions] * len(prompts)
+    elif len(forward.positions) == forward.fed * len(prompts):
+        rows = [forward.positions[b * forward.fed:(b + 1) * forward.fed] for b in range(len(prompts))]
+    else:
+        return False
+    return any(row[pad:] != list(range(forward.fed - pad)) for row, pad in zip(rows, pads))
 
 
 def check_end_tokens(check, generate, target, drafter, free):
@@ -141,30 +167,48 @@ def check_same_model(check, generate, target):
     """The drafter is the target: every draft of every row is accepted."""
     for processor in (GREEDY, sampling.MultinomialProcessor(temperature=1.0)):
         check.seed_everything("same model", repr(processor))
-        outputs, rates = generated(check, generate, PROMPTS, target, target, gamma=3,
+        log = []
+        outputs, rates = generated(check, generate, PROMPTS, LoggedModel(target, "drafter", log),
+                                   LoggedModel(target, "target", log), gamma=3,
                                    logits_processor=processor, max_gen_len=9, eos_tokens_id=NO_EOS,
                                    what=f"(drafter = target, {processor!r})")
         check.require(f"drafter = target accepts every draft ({processor!r})",
                       rates == [1.0] * len(PROMPTS) and all(len(o) == 9 for o in outputs),
                       f"gave {[len(o) for o in outputs]} tokens with rates {rates}; expected 9 "
                       "tokens and rate 1.0 in every row",
+                      DRAFTER_LAG_HINT if drafter_lags(log) else
                       "with p == q every draft is accepted: compare u * q < p; count each row's "
                       "accepted / drafted")
+
+
+DRAFTER_LAG_HINT = ("after a round that accepts every draft, the drafter has never run on its last "
+                    "draft (it drafted it, the target verified it): the next round's first drafter "
+                    "forward must feed that draft with the new token, or the drafter's q comes from "
+                    "a context one token short (here it was, after a target forward)")
+
+
+def drafter_lags(log: list) -> bool:
+    """Whether, in a run whose drafter is the target (every draft accepted), a round's first
+    drafter forward saw a column less than the target had then, plus the new token: the
+    target verified ``cached + fed`` columns, so the drafter must see one more."""
+    return any(after.cached + after.fed < before.cached + before.fed + 1
+               for before, after in zip(log, log[1:]) if (before.role, after.role) == ("target", "drafter"))
 
 
 def check_forwards(check, generate, target):
     """What the models are fed, from wrappers that record every forward (drafter = target
     under greedy decoding: every draft accepted, so the rounds are known)."""
     kwargs = dict(gamma=3, max_gen_len=9, eos_tokens_id=NO_EOS)
-    expected = recorded(reference_generate, PROMPTS, target, **kwargs)
-    roles = recorded(lambda *a, **k: generated(check, generate, *a, **k,
-                                               what="(greedy, models wrapped to record each forward)"),
-                     PROMPTS, target, **kwargs)
+    expected, _ = recorded(reference_generate, PROMPTS, target, **kwargs)
+    roles, log = recorded(lambda *a, **k: generated(check, generate, *a, **k,
+                                                    what="(greedy, models wrapped to record each forward)"),
+                          PROMPTS, target, **kwargs)
     counts = {role: len(f) for role, f in roles.items()}
     want = {role: len(f) for role, f in expected.items()}
     check.require("one target forward per round, one drafter forward per draft", counts == want,
                   f"made {counts} forwards; expected {want} (9 tokens, gamma=3, every draft "
-                  "accepted)", "each round: one drafter forward per draft position for the whole "
+                  "accepted)", DRAFTER_LAG_HINT if drafter_lags(log) else
+                  "each round: one drafter forward per draft position for the whole "
                   "batch, then ONE target forward over every row's pending token and drafts")
     for role, forwards in roles.items():
         narrow = [f.rows for f in forwards if f.rows != len(PROMPTS)]
@@ -183,11 +227,13 @@ def check_forwards(check, generate, target):
                       "forward (cache=...), and feed only the columns the model has not seen")
 
 
-def recorded(generate, prompts, target, **kwargs) -> dict:
-    """{role: its forwards} of one run whose drafter and target are both ``target``."""
-    drafter, recorded_target = RecordingModel(target), RecordingModel(target)
+def recorded(generate, prompts, target, **kwargs) -> tuple[dict, list]:
+    """({role: its forwards}, the forwards of both in call order) of one run whose drafter
+    and target are both ``target``."""
+    log = []
+    drafter, recorded_target = LoggedModel(target, "drafter", log), LoggedModel(target, "target", log)
     generate(prompts, drafter, recorded_target, **kwargs)
-    return {"drafter": drafter.forwards, "target": recorded_target.forwards}
+    return {"drafter": drafter.forwards, "target": recorded_target.forwards}, log
 
 
 def check_shipped_pair(check, generate):

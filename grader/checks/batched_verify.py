@@ -97,7 +97,7 @@ def check_equal_distributions(check: CheckRun, verify, device: str) -> None:
     rejected = sorted({j for pairs in results for j, _ in pairs if j != len(q)})
     check.require(f"p == q accepts every draft ({device})", not rejected,
                   f"rejected_idx was {rejected} in some rows of {EQUAL_DRAWS} rounds where "
-                  f"p[:, :k] == q; it must be k = {len(q)} everywhere", rounds.EQUAL_HINT)
+                  f"p[:, :k] == q; it must be k = {len(q)} everywhere", rounds.equal_hint(rejected))
 
 
 def check_zero_target_drafts(check: CheckRun, verify) -> None:

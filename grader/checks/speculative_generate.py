@@ -89,7 +89,8 @@ PROCESSOR_HINT = ("only settings whose logits_processor is not plain sampling at
 def same_processor_hint(findings) -> None:
     """When the law tests fail only away from T = 1, the usual cause is q computed apart
     from p's processor: say so instead of the generic hint."""
-    laws_failed = [f for f in findings if f.property.startswith(("law", "acceptance rate ("))]
+    laws_failed = [f for f in findings if f.property.startswith(("law", "acceptance rate ("))
+                   and f.hint != COUNTS_GAMMA_HINT]  # a rate explained by counting gamma: not q
     if laws_failed and not any(T1 in f.property for f in laws_failed):
         for finding in laws_failed:
             finding.hint = PROCESSOR_HINT + finding.hint
@@ -235,13 +236,29 @@ def check_acceptance(check, generate, target, drafters, case, use_cache):
         outputs.append(tuple(ids))
     law = acceptance.rate_law(target, drafters[case.drafter], case.prompt, case.gamma,
                               case.length, case.processor, case.first_target)
-    check.test(f"acceptance rate ({label})",
-               stats.goodness_of_fit(rates, law, "acceptance rate"),
-               "draft i is accepted with probability min(1, p_i(d_i) / q_i(d_i)), p and q being "
-               "the processed target and drafter distributions at the same position; a round "
-               "stops at its first rejection; the rate is all accepted drafts / all drafted "
-               "tokens of the call (gamma shortened near the end counts as drafted)")
+    check.test(f"acceptance rate ({label})", stats.goodness_of_fit(rates, law, "acceptance rate"),
+               rate_hint(rates, law, target, drafters[case.drafter], case))
     sequence_tests(check, outputs, target, case)
+
+
+RATE_HINT = ("draft i is accepted with probability min(1, p_i(d_i) / q_i(d_i)), p and q being "
+             "the processed target and drafter distributions at the same position; a round "
+             "stops at its first rejection; the rate is all accepted drafts / all drafted "
+             "tokens of the call")
+COUNTS_GAMMA_HINT = ("the rate divides by gamma drafts in every round, but a round near "
+                     "max_gen_len drafts only k = min(gamma, tokens left − 1): count the k drafts "
+                     "each round made (every rate returned is one that counting gamma gives, "
+                     "and some are impossible otherwise)")
+
+
+def rate_hint(rates: list, law: dict, target, drafter, case) -> str:
+    """COUNTS_GAMMA_HINT when the rates returned are explained by counting gamma per round
+    and not by the rule; the general hint otherwise."""
+    if not set(rates) - law.keys():
+        return RATE_HINT
+    gamma_law = acceptance.rate_law(target, drafter, case.prompt, case.gamma, case.length,
+                                    case.processor, case.first_target, counts_gamma=True)
+    return COUNTS_GAMMA_HINT if set(rates) <= gamma_law.keys() else RATE_HINT
 
 
 def check_law(check, generate, target, drafters, case, use_cache):

@@ -48,7 +48,7 @@ def check_equal_distributions(check: CheckRun, verify, device: str) -> None:
     check.require(f"p == q accepts every draft ({device})", not rejected,
                   f"rejected_idx was {rejected} in some of {EQUAL_DRAWS} rounds where "
                   f"target_dists[:k] == proposal_dists; it must be k = {k} every time",
-                  rounds.EQUAL_HINT)
+                  rounds.equal_hint(rejected))
 
 
 def check_zero_target_drafts(check: CheckRun, verify) -> None:

@@ -38,7 +38,8 @@ RULES = ("create one DynamicCache per model before the loop; feed each model onl
 LAW_HINT = ("the output must follow the target's law: at each node try its children in the "
             "order they were drawn with multi_draft_sampling (min(1, r_i/q) against the updated "
             "residual r_i), descend into the accepted child, and when all are rejected emit the "
-            "token drawn from the last residual; after the deepest level take the bonus from p "
+            "token drawn from the last residual and stop: the levels after a stop (still computed, "
+            "from a placeholder node) add nothing; after the deepest level take the bonus from p "
             "of the last accepted node")
 MEAN_HINT = ("mean_accepted is the number of accepted nodes over the number of rounds (one "
              "target forward each): a round accepts the nodes of the path it walked, not the "
@@ -127,9 +128,11 @@ def check_greedy(check, generate, target, drafter, label, prompt, branching, use
                        what=f"(greedy, {label})")
     check.require(f"greedy output ({label})", ids == expected,
                   f"gave {ids}; greedy decoding of the target alone gives {expected}",
-                  "score every node in one target forward whose mask lets a node see the text and "
-                  "its ancestors only, at the position of its depth; walk from the root into the "
-                  "child equal to the target's argmax, and end the round with the target's own token"
+                  "walk from the root into the child equal to the target's argmax and stop at the "
+                  "first level where no child is: the levels after a stop (still computed, from a "
+                  "placeholder node) must add nothing, to the count or to the output; end the "
+                  "round with the target's own token. Score every node in one target forward whose "
+                  "mask lets a node see the text and its ancestors only, at the position of its depth"
                   + (". With the cache, keep only the text and the accepted path in both caches"
                      if use_cache else ""))
 

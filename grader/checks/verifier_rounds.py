@@ -41,6 +41,17 @@ CORRECTION_HINT = ("after the first rejection, at position i, draw the token fro
 EQUAL_HINT = ("min(1, p/q) = 1 when p == q: accept when u · q < p (or u < p/q) with u in [0, 1); "
               "a test like u < p/q − ε, a smoothed or clamped q, or a residual of zeros sampled "
               "anyway, rejects drafts it must accept")
+NONE_REJECTED_HINT = ("a round that rejects no draft must return rejected_idx = k (none rejected), "
+                      "but these rounds returned 0: argmax over a row of all-False rejections gives "
+                      "0. Give argmax a last column that is always True (index k), or test "
+                      "whether any draft was rejected")
+
+
+def equal_hint(rejected: list[int]) -> str:
+    """The hint for rounds of p == q that returned these wrong ``rejected_idx`` values."""
+    return NONE_REJECTED_HINT if rejected == [0] else EQUAL_HINT
+
+
 ZERO_TARGET_MESSAGE = ("in these rounds draft 0 has p == q (always accepted) and draft 1 has p = 0 "
                        "(never accepted), so every round must stop at position 1")
 ZERO_TARGET_HINT = ("accept iff u · q < p: with p = 0 this is never true, whereas u <= p/q accepts "

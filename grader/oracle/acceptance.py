@@ -15,11 +15,12 @@ import torch
 
 @torch.no_grad()
 def rate_law(target, drafter, prompt: list[int], gamma: int, length: int, processor,
-             first_target: bool) -> dict:
+             first_target: bool, counts_gamma: bool = False) -> dict:
     """{accepted / drafted as a Fraction: probability} for ``max_gen_len=length``, no end token.
 
     Each round drafts ``min(gamma, tokens left − 1)``; a call that drafted nothing has rate 0.
-    p and q for every context come from one batched forward of each model.
+    p and q for every context come from one batched forward of each model. With
+    ``counts_gamma``, the law of the usual bug: every round counted as ``gamma`` drafted.
     """
     p, q = distributions(target, prompt, length, processor), distributions(drafter, prompt, length, processor)
     tokens = range(target.config.vocab_size)
@@ -31,7 +32,7 @@ def rate_law(target, drafter, prompt: list[int], gamma: int, length: int, proces
             law[rate] = law.get(rate, 0.0) + weight
             return
         k = min(gamma, length - len(seq) - 1)
-        verify(seq, k, 0, accepted, drafted + k, weight)
+        verify(seq, k, 0, accepted, drafted + (gamma if counts_gamma else k), weight)
 
     def verify(seq, k, i, accepted, drafted, weight):  # drafts 1..i of this round accepted
         ps, qs = p[seq], q[seq]
