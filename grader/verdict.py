@@ -44,6 +44,8 @@ class Verdict:
     # in the process running the learner's code, which that code could rewrite
     reference_opened: list[str] = field(default_factory=list)  # the course's reference or check
     # files that process reports opening (a report of the learner's process, not a proof)
+    detectable: list[tuple[str, float]] = field(default_factory=list)  # (statistical property,
+    # the total variation from its law it detects in any direction w.p. 0.99: grader/oracle/power.py)
 
     @property
     def observed_failed(self) -> int:
@@ -90,12 +92,23 @@ def format_text(verdict: Verdict, verbose: bool = False, timing: bool = True) ->
     if verdict.output:
         lines.append("  your code printed:")
         lines.extend("    | " + line for line in verdict.output.splitlines())
+    if verbose and verdict.detectable:
+        lines.append(f"  {power_statement(verdict.detectable)}")
     if verbose and verdict.observed:
         lines.append(f"  {len(verdict.observed)} properties were judged from what was observed in "
                      f"the process running your code: {'; '.join(verdict.observed)}")
     if verbose and verdict.traceback:
         lines.append(verdict.traceback.rstrip())
     return "\n".join(lines)
+
+
+def power_statement(detectable: list[tuple[str, float]]) -> str:
+    """One line on how small a change of its law each statistical test sees."""
+    ordered = sorted(detectable, key=lambda d: d[1])
+    (strongest, low), (weakest, high) = ordered[0], ordered[-1]
+    return (f"power: each of the {len(detectable)} statistical tests detects, with probability "
+            f"≥ 0.99, any change of its law by a total variation ≥ δ, whatever the bug: δ = "
+            f"{low:.3f} ({strongest}) to {high:.3f} ({weakest})")
 
 
 def format_html(verdict: Verdict, verbose: bool = False) -> str:

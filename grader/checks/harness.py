@@ -44,7 +44,7 @@ import torch
 from grader import exercises
 from grader.exercises import Exercise
 from grader.observers import observation
-from grader.oracle import stats
+from grader.oracle import power, stats
 from grader.verdict import ERROR, FAILED, NOT_DEFINED, NOT_STARTED, PASSED, Finding, Verdict
 
 FAMILY_ERROR_RATE = 1e-3  # a correct implementation fails a check with at most this probability
@@ -65,6 +65,7 @@ class CheckRun:
         self.exercise, self.module, self.seed = exercise, module, seed
         self.findings: list[Finding] = []
         self.tests: list[tuple[Finding, float]] = []
+        self.powered: list[tuple[str, int, int]] = []  # (property, draws, dof) of every test
         self.properties = 0
         self.observed: list[str] = []  # properties judged from observations (see ``observing``)
         self._observing = False
@@ -192,6 +193,8 @@ class CheckRun:
         self._counted(prop)
         finding = Finding(prop, result.message, hint, result.table, result.statistic,
                           result.p_value, result.draws)
+        if result.dof:
+            self.powered.append((prop, result.draws, result.dof))
         if result.impossible:
             self.findings.append(finding)
         else:
@@ -223,9 +226,11 @@ class CheckRun:
         findings = self.findings + [f for (f, _), r in zip(self.tests, rejected) if r]
         for revision in self.revisions:
             revision(findings)
+        threshold = FAMILY_ERROR_RATE / max(1, len(self.tests))  # Holm's strictest step
+        detectable = [(prop, power.detectable_tv(draws, dof, threshold)) for prop, draws, dof in self.powered]
         if findings:
             return Verdict(self.exercise.id, FAILED, self._failed(findings), self.seed, findings,
-                           self.properties, observed=self.observed)
+                           self.properties, observed=self.observed, detectable=detectable)
         if self.skipped or not self.properties:
             why = "; ".join(f"{prop}: {reason}" for prop, reason in self.skipped) or "none was"
             return Verdict(self.exercise.id, ERROR, f"{self.properties} properties hold, but not "
@@ -235,7 +240,7 @@ class CheckRun:
                  if self.tests else "no statistical tests")
         summary = f"all {self.properties} properties hold ({tests})."
         return Verdict(self.exercise.id, PASSED, summary, self.seed, [], self.properties,
-                       observed=self.observed)
+                       observed=self.observed, detectable=detectable)
 
 
 def checked(check: CheckRun) -> Verdict:

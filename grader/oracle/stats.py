@@ -23,6 +23,7 @@ class TestResult:
     message: str
     table: list[list[str]] | None = None
     impossible: list = field(default_factory=list)  # outcomes of probability 0 that occurred
+    dof: int | None = None  # degrees of freedom: the cells compared, less one (power.py)
 
 
 def goodness_of_fit(samples, law: dict, what: str = "outcome", show=str, *,
@@ -49,7 +50,7 @@ def goodness_of_fit(samples, law: dict, what: str = "outcome", show=str, *,
     value, p_value = scipy_stats.power_divergence(observed, expected, lambda_=statistic)
     message = (f"the {what}s do not follow the exact law ({STATISTICS[statistic]} = "
                f"{value:.1f} on {len(expected) - 1} degrees of freedom)")
-    return TestResult(float(p_value), float(value), n, message, table)
+    return TestResult(float(p_value), float(value), n, message, table, dof=len(expected) - 1)
 
 
 def conditional_goodness_of_fit(pairs, laws: dict, what: str = "outcome", given: str = "condition",
@@ -86,7 +87,7 @@ def conditional_goodness_of_fit(pairs, laws: dict, what: str = "outcome", given:
     p_value = float(scipy_stats.chi2.sf(total, dof))
     message = (f"the {what}s do not follow their exact law given the {given} "
                f"({STATISTICS[statistic]} = {total:.1f} on {dof} degrees of freedom)")
-    return TestResult(p_value, total, n, message, table)
+    return TestResult(p_value, total, n, message, table, dof=dof)
 
 
 def rate_test(successes: int, trials: int, expected_rate: float, what: str) -> TestResult:
@@ -101,7 +102,8 @@ def rate_test(successes: int, trials: int, expected_rate: float, what: str) -> T
                           impossible=[] if ok else [observed])
     p_value = scipy_stats.binomtest(successes, trials, expected_rate).pvalue
     return TestResult(float(p_value), observed, trials,
-                      f"{what} is {observed:.4f} over {trials} trials; theory says {expected_rate:.4f}")
+                      f"{what} is {observed:.4f} over {trials} trials; theory says {expected_rate:.4f}",
+                      dof=1)
 
 
 def holm(p_values: list[float], alpha: float) -> list[bool]:
