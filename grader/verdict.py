@@ -46,6 +46,7 @@ class Verdict:
     # files that process reports opening (a report of the learner's process, not a proof)
     detectable: list[tuple[str, float]] = field(default_factory=list)  # (statistical property,
     # the total variation from its law it detects in any direction w.p. 0.99: grader/oracle/power.py)
+    threshold: float = 0.0  # Holm's strictest threshold, at which ``detectable`` is computed
 
     @property
     def observed_failed(self) -> int:

@@ -18,7 +18,6 @@ Writes docs/statistics_trees.md.
     python scripts/power_trees.py --seeds 20 --reference-seeds 20 --jobs 2
 """
 import argparse
-import itertools
 import statistics
 import sys
 from collections import Counter
@@ -31,7 +30,7 @@ from scipy import stats as scipy_stats
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.oracle import laws, stats, tree_laws  # noqa: E402
+from grader.oracle import laws, power, stats, tree_laws  # noqa: E402
 from grader.selftest import mutants  # noqa: E402
 from grader.checks import multi_draft, tree_generate  # noqa: E402
 from grader.checks.harness import FAMILY_ERROR_RATE  # noqa: E402
@@ -44,48 +43,9 @@ OUTPUT = ROOT / "docs" / "statistics_trees.md"
 
 # --- 3. power in closed form -------------------------------------------------------------
 
-def enumerated(p, q, m, order=None, updated=True, final=None) -> dict:
-    """The law of (index, token) of a multi-draft rule, over every draft tuple: drafts tried
-    in ``order(drafts)`` (default: as drawn), each against the updated residual (or p when
-    not ``updated``), the final token from ``final`` (default: the last residual)."""
-    r = tree_laws.residuals(p, q, m)
-    last = final if final is not None else (r[m] if updated else r[1])
-    law: dict = {}
-    for drafts in itertools.product(range(len(p)), repeat=m):
-        reach = float(np.prod(q[list(drafts)]))
-        if reach == 0:
-            continue
-        for step, i in enumerate(order(drafts) if order else range(m)):
-            target = r[step] if updated else p
-            accept = min(1.0, target[drafts[i]] / q[drafts[i]])
-            law[i, drafts[i]] = law.get((i, drafts[i]), 0.0) + reach * accept
-            reach *= 1 - accept
-        for t in np.flatnonzero(last):
-            law[m, int(t)] = law.get((m, int(t)), 0.0) + reach * last[t]
-    return law
-
-
-MULTI_DRAFT_RULES = {
-    "multi_draft_residual_not_updated": lambda p, q, m: enumerated(p, q, m, updated=False),
-    "multi_draft_best_ratio_first": lambda p, q, m: enumerated(
-        p, q, m, order=lambda d: sorted(range(m), key=lambda i: -p[d[i]] / q[d[i]])),
-    "multi_draft_correction_from_p": lambda p, q, m: enumerated(p, q, m, final=p),
-}
-
-
 def test_power(law: dict, alternative: dict, n: int, threshold: float) -> float:
     """P(one test of n draws from ``alternative`` against ``law`` has p ≤ threshold)."""
-    cells = stats.pooled_cells(law, n, LAW_TEST["min_expected"])
-    impossible = 1.0 - sum(alternative.get(o, 0.0) for cell in cells for o in cell)
-    if impossible > 1e-12:  # the support test fails at the first such outcome
-        return 1.0 - (1.0 - impossible) ** n
-    expected = np.array([sum(law[o] for o in cell) for cell in cells])
-    observed = np.array([sum(alternative.get(o, 0.0) for o in cell) for cell in cells])
-    if len(cells) < 2:
-        return 0.0
-    noncentrality = n * float(np.sum((observed - expected) ** 2 / expected))
-    critical = scipy_stats.chi2.isf(threshold, len(cells) - 1)
-    return float(scipy_stats.ncx2.sf(critical, len(cells) - 1, noncentrality))
+    return power.power_against(law, alternative, n, threshold, LAW_TEST["min_expected"])
 
 
 def multi_draft_power() -> dict:
@@ -94,16 +54,12 @@ def multi_draft_power() -> dict:
     tests = 3 * len(multi_draft.CASES)
     threshold = FAMILY_ERROR_RATE / tests
     found = {}
-    for name, rule in MULTI_DRAFT_RULES.items():
+    for name, rule in tree_laws.MULTI_DRAFT_BUGS.items():
         rows = []
         for case in multi_draft.CASES:
-            mutant = rule(case.p, case.q, case.m)
-            for test, part in (("joint", None), ("token", 1), ("index", 0)):
-                law, alternative = case.law, mutant
-                if part is not None:
-                    law = tree_laws.marginal(law, lambda o, part=part: o[part])
-                    alternative = tree_laws.marginal(alternative, lambda o, part=part: o[part])
-                rows.append((case.name, test, test_power(law, alternative, multi_draft.LAW_DRAWS, threshold)))
+            rows += [(case.name, test, test_power(law, alternative, case.draws, threshold))
+                     for (test, law), (_, alternative) in zip(tree_laws.multi_draft_tested(case.law),
+                                                              tree_laws.multi_draft_tested(rule(case.p, case.q, case.m)))]
         found[name] = (max(power for _, _, power in rows), rows)
     return found
 
@@ -183,9 +139,8 @@ def check_laws() -> dict:
 
     tests = {"multi_draft": [], "tree_generate": []}
     for case in multi_draft.CASES:
-        for test, part in (("joint", None), ("token", 1), ("index", 0)):
-            law = case.law if part is None else tree_laws.marginal(case.law, lambda o, part=part: o[part])
-            tests["multi_draft"].append((case.name, test, law, multi_draft.LAW_DRAWS))
+        tests["multi_draft"] += [(case.name, test, law, case.draws)
+                                 for test, law in tree_laws.multi_draft_tested(case.law)]
     target, drafters = tree_generate.models()
     for case in tree_generate.LAW_CASES:
         eos, drafter = as_list(case.eos), drafters[case.drafter]
@@ -291,6 +246,11 @@ probability at most 1e-3 per check; lesson 9's three checks together must stay w
   the exact law forbids (an index with a token its residual gives 0, or a final token
   outside `r_m`'s support), so the support test catches them within a few hundred calls;
   1,000 keeps the G-tests' power for biases that stay inside the support, at 2 s.
+  A tenth case, "middling acceptances, m=2", draws {max(c.draws for c in multi_draft.CASES):,}
+  calls: one uniform shared by all drafts (`multi_draft_shared_uniform`) stays inside the
+  support and moves the law far less in the nine cases above, so its p and q were chosen
+  to maximise that bug's noncentrality; its distance from the law and the distance the check sees along it are
+  in [statistics_power.md](statistics_power.md).
 - **`tree_attention`** is deterministic: exact masks and depths, then logits in float64.
 - **`tree_generate`** draws 200 runs per sampled case (four cases; a run of the tiny models
   takes milliseconds, and the runs are most of the check's time). Typical acceptance moves

@@ -96,3 +96,12 @@ def test_a_correct_loop_gets_no_bug_specific_hint():
     assert log and not batched_generate.drafter_lags(log)
     first = [f for f in log if f.role == "target"][:1]
     assert not batched_generate.positions_shifted(first, batched_generate.PROMPTS)
+
+
+def test_a_verbose_verdict_says_how_small_a_change_each_test_sees():
+    verdict = replayed(exercises.get("multi_draft"), "solutions", seed=0)
+    assert verdict.passed and verdict.threshold == pytest.approx(1e-3 / 30)  # Holm's first step
+    assert len(verdict.detectable) == 28 and all(0 < delta < 0.5 for _, delta in verdict.detectable)
+    text = format_text(verdict, verbose=True)
+    assert "power: each of the 28 statistical tests detects" in text
+    assert "power:" not in format_text(verdict)  # only with -v

@@ -230,7 +230,8 @@ class CheckRun:
         detectable = [(prop, power.detectable_tv(draws, dof, threshold)) for prop, draws, dof in self.powered]
         if findings:
             return Verdict(self.exercise.id, FAILED, self._failed(findings), self.seed, findings,
-                           self.properties, observed=self.observed, detectable=detectable)
+                           self.properties, observed=self.observed, detectable=detectable,
+                           threshold=threshold)
         if self.skipped or not self.properties:
             why = "; ".join(f"{prop}: {reason}" for prop, reason in self.skipped) or "none was"
             return Verdict(self.exercise.id, ERROR, f"{self.properties} properties hold, but not "
@@ -240,7 +241,7 @@ class CheckRun:
                  if self.tests else "no statistical tests")
         summary = f"all {self.properties} properties hold ({tests})."
         return Verdict(self.exercise.id, PASSED, summary, self.seed, [], self.properties,
-                       observed=self.observed, detectable=detectable)
+                       observed=self.observed, detectable=detectable, threshold=threshold)
 
 
 def checked(check: CheckRun) -> Verdict:

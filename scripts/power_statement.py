@@ -1,0 +1,169 @@
+"""The power statement of every check: how small a change of a law its tests see.
+
+1. Each check on the reference (seed 0): for each statistical test, the smallest change of
+   its law, in total variation, that it detects in any direction with probability 0.99 at
+   Holm's strictest threshold (``grader/oracle/power.py``; shown by ``grader check -v``).
+2. The known bugs whose law is exact (the multi-draft mutants, typical acceptance, siblings
+   drawn without replacement, an acceptance rate that counts gamma per round): the bug's own
+   distance from the law on the test that sees it best, the smallest distance that test
+   detects along the bug's direction, and the ratio; above 1, that test alone catches the
+   bug with probability at least 0.99.
+
+Writes docs/statistics_power.md.
+
+    python scripts/power_statement.py
+"""
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from grader import exercises  # noqa: E402
+from grader.bench.timing import LoadMeter  # noqa: E402
+from grader.checks import multi_draft, speculative_generate, static_cache, tree_generate  # noqa: E402
+from grader.checks.verifier_rounds import LAW_TEST  # noqa: E402
+from grader.oracle import acceptance, power, stats, tree_laws  # noqa: E402
+from grader.selftest.in_process import run_check  # noqa: E402
+from solutions.autoregressive import as_list  # noqa: E402
+
+OUTPUT = ROOT / "docs" / "statistics_power.md"
+STATISTICAL = ("speculative_decoding_verify", "speculative_sampling", "speculative_generate", "kv_cache",
+               "ngram", "static_cache", "batched_verify", "batched_generate", "multi_draft", "tree_generate")
+
+
+def any_direction() -> tuple[list[str], dict]:
+    """Table rows of part 1, and {exercise: Holm's strictest threshold}."""
+    rows, thresholds = [], {}
+    for exercise_id in STATISTICAL:
+        verdict = run_check(exercises.get(exercise_id), "solutions", 0)
+        assert verdict.passed, f"the reference fails {exercise_id}: {verdict.summary}"
+        deltas = sorted(delta for _, delta in verdict.detectable)
+        weakest = max(verdict.detectable, key=lambda d: d[1])[0]
+        thresholds[exercise_id] = verdict.threshold
+        rows.append(f"| {exercise_id} | {len(deltas)} | {verdict.threshold:.1e} | {deltas[0]:.3f} | "
+                    f"{statistics.median(deltas):.3f} | {deltas[-1]:.3f} ({weakest}) |")
+    return rows, thresholds
+
+
+def distance(law: dict, alternative: dict, draws: int, min_expected: float) -> float:
+    """The total variation between two laws on the cells a test of ``draws`` draws compares."""
+    exact, other, outside = power.cell_probabilities(law, alternative, draws, min_expected)
+    return 0.5 * (float(abs(other - exact).sum()) + outside)
+
+
+def best_test(pairs, threshold: float, min_expected: float) -> tuple:
+    """(ratio, test, bug's distance, detectable distance, power against the bug) of the test
+    that sees the bug best; ``pairs``: (test, its draws, its exact law, the bug's law)."""
+    found = []
+    for test, draws, law, alternative in pairs:
+        delta = power.detectable_tv_along(law, alternative, draws, threshold, min_expected)
+        tv = distance(law, alternative, draws, min_expected)
+        found.append((tv / delta if delta > 0 else float("inf"), test, tv, delta,
+                      power.power_against(law, alternative, draws, threshold, min_expected)))
+    return max(found, key=lambda row: row[0])
+
+
+def multi_draft_bugs(threshold: float) -> list[tuple]:
+    rows = []
+    for name, rule in tree_laws.MULTI_DRAFT_BUGS.items():
+        pairs = []
+        for case in multi_draft.CASES:
+            pairs += [(f"{case.name}: {test}", case.draws, law, alternative)
+                      for (test, law), (_, alternative) in zip(tree_laws.multi_draft_tested(case.law),
+                                                               tree_laws.multi_draft_tested(rule(case.p, case.q, case.m)))]
+        rows.append((name, "multi_draft", *best_test(pairs, threshold, LAW_TEST["min_expected"])))
+    return rows
+
+
+def tree_bugs(threshold: float) -> list[tuple]:
+    target, drafters = tree_generate.models()
+    typical, siblings = [], []
+    for case in tree_generate.LAW_CASES:
+        eos, drafter = as_list(case.eos), drafters[case.drafter]
+        exact = tree_laws.generate_law(target, drafter, case.prompt, case.branching, case.length,
+                                       case.processor, eos)
+        bug = tree_laws.generate_law(target, drafter, case.prompt, case.branching, case.length,
+                                     case.processor, eos, rule=tree_laws.typical_law)
+        typical.append((f"{case.branching}: output and mean_accepted", case.draws, exact, bug))
+        if case.branching[0] >= 2:
+            with torch.no_grad():
+                q = case.processor(drafter(torch.tensor([case.prompt])).logits[0, -1].double()).tolist()
+            iid = {(a, b): q[a] * q[b] for a in range(len(q)) for b in range(len(q)) if q[a] * q[b] > 0}
+            without = {(a, b): q[a] * q[b] / (1 - q[a]) for a, b in iid if a != b}
+            siblings.append((f"{case.branching}: sibling pair", case.draws, iid, without))
+    minimum = LAW_TEST["min_expected"]
+    return [("tree_typical_acceptance", "tree_generate", *best_test(typical, threshold, minimum)),
+            ("tree_siblings_without_replacement", "tree_generate", *best_test(siblings, threshold, minimum))]
+
+
+def rate_bugs(thresholds: dict) -> list[tuple]:
+    """The acceptance rate divided by gamma in every round (mutants ``*_rate_counts_gamma``)."""
+    rows = []
+    for exercise_id, mutant, case in (("speculative_generate", "spec_rate_counts_gamma",
+                                       speculative_generate.ACCEPTANCE_CASE),
+                                      ("static_cache", "static_rate_counts_gamma", static_cache.ACCEPTANCE_CASE)):
+        target, drafters = speculative_generate.models()
+        arguments = (target, drafters[case.drafter], case.prompt, case.gamma, case.length, case.processor,
+                     case.first_target)
+        law, bug = acceptance.rate_law(*arguments), acceptance.rate_law(*arguments, counts_gamma=True)
+        rows.append((mutant, exercise_id, *best_test([(f"acceptance rate ({case!r})", case.draws, law, bug)],
+                                                     thresholds[exercise_id], stats.MIN_EXPECTED)))
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.parse_args()
+    torch.set_num_threads(1)
+    start = time.perf_counter()
+    with LoadMeter() as load:
+        checks, thresholds = any_direction()
+        bugs = (multi_draft_bugs(thresholds["multi_draft"]) + tree_bugs(thresholds["tree_generate"])
+                + rate_bugs(thresholds))
+    bug_rows = [f"| `{name}` | {check} | {test} | {tv:.4f} | {delta:.4f} | {ratio:.1f} | {1 - chance:.1e} |"
+                for name, check, ratio, test, tv, delta, chance in bugs]
+    command = "python " + Path(__file__).relative_to(ROOT).as_posix()
+    OUTPUT.write_text(f"""# How small a change each check sees
+
+Generated by `{command}` in {time.perf_counter() - start:.0f} s (one torch thread; {load.describe()}).
+`grader check -v` prints part 1 for the check it runs.
+
+## Any change, whatever the bug
+
+Each statistical test compares its draws with an exact law. Under another law the test's
+statistic follows, closely, a noncentral χ², so how likely the test is to reject follows
+from the draws, the cells and the threshold alone; and a change of total variation δ on
+the test's cells can hide from it no better than by splitting the mass in halves, which
+bounds the noncentrality below by 4nδ² (`grader/oracle/power.py`). The table gives, per
+check, the δ above which each test detects **any** change of its law with probability at
+least 0.99 at Holm's strictest threshold (family error rate 1e-3 over the check's tests),
+on the reference's run under seed 0.
+
+| check | tests | threshold | smallest δ | median δ | largest δ (its test) |
+| --- | --- | --- | --- | --- | --- |
+{chr(10).join(checks)}
+
+## Known bugs, along their own direction
+
+A known bug moves the law in one direction, where a test sees more than the bound above.
+For the bugs whose law is exact, on the test that sees each best: the bug's own distance
+from the law (on that test's cells), the smallest distance in that direction the test
+detects with probability 0.99 at the check's threshold, their ratio, and the probability
+that this test alone misses the bug. Above 1, that probability is at most 0.01; an
+outcome the law forbids is seen at once, so a bug that makes one has a large ratio.
+
+| bug (mutant) | check | test | bug's distance | detectable | ratio | missed by this test |
+| --- | --- | --- | --- | --- | --- | --- |
+{chr(10).join(bug_rows)}
+""")
+    print(f"table in {OUTPUT.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
