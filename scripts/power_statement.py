@@ -3,8 +3,9 @@
 1. Each check on the reference (seed 0): for each statistical test, the smallest change of
    its law, in total variation, that it detects in any direction with probability 0.99 at
    Holm's strictest threshold (``grader/oracle/power.py``; shown by ``grader check -v``).
-2. The known bugs whose law is exact (the multi-draft mutants, typical acceptance, siblings
-   drawn without replacement, an acceptance rate that counts gamma per round): the bug's own
+2. The known bugs whose law is exact (the loop's verification bugs, an acceptance rate that
+   counts gamma per round, the multi-draft mutants, typical acceptance, siblings drawn
+   without replacement): the bug's own
    distance from the law on the test that sees it best, the smallest distance that test
    detects along the bug's direction, and the ratio; above 1, that test alone catches the
    bug with probability at least 0.99.
@@ -28,7 +29,7 @@ from grader import exercises  # noqa: E402
 from grader.bench.timing import LoadMeter  # noqa: E402
 from grader.checks import multi_draft, speculative_generate, static_cache, tree_generate  # noqa: E402
 from grader.checks.verifier_rounds import LAW_TEST  # noqa: E402
-from grader.oracle import acceptance, power, stats, tree_laws  # noqa: E402
+from grader.oracle import acceptance, laws, power, stats, tree_laws  # noqa: E402
 from grader.selftest.in_process import run_check  # noqa: E402
 from solutions.autoregressive import as_list  # noqa: E402
 
@@ -74,9 +75,8 @@ def multi_draft_bugs(threshold: float) -> list[tuple]:
     for name, rule in tree_laws.MULTI_DRAFT_BUGS.items():
         pairs = []
         for case in multi_draft.CASES:
-            pairs += [(f"{case.name}: {test}", case.draws, law, alternative)
-                      for (test, law), (_, alternative) in zip(tree_laws.multi_draft_tested(case.law),
-                                                               tree_laws.multi_draft_tested(rule(case.p, case.q, case.m)))]
+            tested = zip(tree_laws.multi_draft_tested(case.law), tree_laws.multi_draft_tested(rule(case.p, case.q, case.m)))
+            pairs += [(f"{case.name}: {test}", case.draws, law, alternative) for (test, law), (_, alternative) in tested]
         rows.append((name, "multi_draft", *best_test(pairs, threshold, LAW_TEST["min_expected"])))
     return rows
 
@@ -102,6 +102,32 @@ def tree_bugs(threshold: float) -> list[tuple]:
             ("tree_siblings_without_replacement", "tree_generate", *best_test(siblings, threshold, minimum))]
 
 
+LOOP_BUGS = {  # mutant (tests/mutants/) -> the rule it verifies with
+    "spec_correction_from_p": acceptance.Rule(correction_from_p=True),
+    "spec_accept_when_p_ge_q": acceptance.Rule(accept_if_p_ge_q=True),
+    "spec_q_not_processed": acceptance.Rule(q_unprocessed=True),
+    "spec_first_token_from_drafter": acceptance.Rule(first_from_drafter=True),
+}
+
+
+def loop_bugs(threshold: float) -> list[tuple]:
+    """The speculative_generate check's law tests (the joint law of the output and each
+    token's) against the exact output law of each known bug of the loop."""
+    target, drafters = speculative_generate.models()
+    rows = []
+    for name, rule in LOOP_BUGS.items():
+        pairs = []
+        for case in speculative_generate.LAW_CASES:
+            arguments = (target, drafters[case.drafter], case.prompt, case.gamma, case.length, case.processor,
+                         case.first_target, as_list(case.eos))
+            law, bug = acceptance.output_law(*arguments), acceptance.output_law(*arguments, rule)
+            pairs.append((f"law of the first {case.length} tokens ({case!r})", case.draws, law, bug))
+            pairs += [(f"law of token {i + 1} ({case!r})", case.draws, laws.marginal(law, i), laws.marginal(bug, i))
+                      for i in range(case.length)]
+        rows.append((name, "speculative_generate", *best_test(pairs, threshold, stats.MIN_EXPECTED)))
+    return rows
+
+
 def rate_bugs(thresholds: dict) -> list[tuple]:
     """The acceptance rate divided by gamma in every round (mutants ``*_rate_counts_gamma``)."""
     rows = []
@@ -111,7 +137,7 @@ def rate_bugs(thresholds: dict) -> list[tuple]:
         target, drafters = speculative_generate.models()
         arguments = (target, drafters[case.drafter], case.prompt, case.gamma, case.length, case.processor,
                      case.first_target)
-        law, bug = acceptance.rate_law(*arguments), acceptance.rate_law(*arguments, counts_gamma=True)
+        law, bug = acceptance.rate_law(*arguments), acceptance.rate_law(*arguments, acceptance.Rule(counts_gamma=True))
         rows.append((mutant, exercise_id, *best_test([(f"acceptance rate ({case!r})", case.draws, law, bug)],
                                                      thresholds[exercise_id], stats.MIN_EXPECTED)))
     return rows
@@ -124,8 +150,8 @@ def main():
     start = time.perf_counter()
     with LoadMeter() as load:
         checks, thresholds = any_direction()
-        bugs = (multi_draft_bugs(thresholds["multi_draft"]) + tree_bugs(thresholds["tree_generate"])
-                + rate_bugs(thresholds))
+        bugs = (loop_bugs(thresholds["speculative_generate"]) + rate_bugs(thresholds)
+                + multi_draft_bugs(thresholds["multi_draft"]) + tree_bugs(thresholds["tree_generate"]))
     bug_rows = [f"| `{name}` | {check} | {test} | {tv:.4f} | {delta:.4f} | {ratio:.1f} | {1 - chance:.1e} |"
                 for name, check, ratio, test, tv, delta, chance in bugs]
     command = "python " + Path(__file__).relative_to(ROOT).as_posix()

@@ -12,7 +12,7 @@ from grader.checks.speculative_generate import NO_EOS, models
 from grader.models import SHIPPED_TARGET, load_pair
 from grader.observers import trace
 from grader.observers.host_syncs import HostSyncCounter
-from grader.oracle import acceptance
+from grader.oracle import acceptance, laws
 from grader.selftest.in_process import replayed
 from grader.verdict import FAILED, format_text
 from solutions import sampling
@@ -51,6 +51,22 @@ def test_rate_law_sums_to_one_and_drafter_equal_target_accepts_all(gamma, length
     assert sum(law.values()) == pytest.approx(1.0, abs=1e-12)
     same = acceptance.rate_law(TARGET, TARGET, [0], gamma, length, T1, first_target)
     assert same == pytest.approx({Fraction(1): 1.0})
+
+
+@pytest.mark.parametrize("first_target, eos", [(True, [1]), (False, [])])
+def test_the_output_law_of_the_loop_is_the_targets_and_each_bug_moves_it(first_target, eos):
+    """The enumerated loop (grader/oracle/acceptance.py) gives exactly the target's law; the
+    known bugs' rules, which the power statements use, give other laws."""
+    exact = acceptance.output_law(TARGET, NEAR, [0], 2, 3, T1, first_target, eos)
+    truth = laws.sequence_law(TARGET, [0], 3, T1, eos)
+    assert exact.keys() == truth.keys() and all(exact[o] == pytest.approx(truth[o], abs=1e-12) for o in truth)
+    bugs = [acceptance.Rule(correction_from_p=True), acceptance.Rule(accept_if_p_ge_q=True),
+            acceptance.Rule(q_unprocessed=True)] + ([acceptance.Rule(first_from_drafter=True)] if first_target else [])
+    for rule in bugs:
+        bug = acceptance.output_law(TARGET, NEAR, [0], 2, 3, T1, first_target, eos, rule)
+        assert sum(bug.values()) == pytest.approx(1.0, abs=1e-12)
+        distance = 0.5 * sum(abs(bug.get(o, 0.0) - truth.get(o, 0.0)) for o in set(bug) | set(truth))
+        assert distance > 1e-3 or rule.q_unprocessed, (rule, distance)  # T = 1: q processed = softmax
 
 
 def test_cache_changes_no_draw():

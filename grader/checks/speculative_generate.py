@@ -257,7 +257,7 @@ def rate_hint(rates: list, law: dict, target, drafter, case) -> str:
     if not set(rates) - law.keys():
         return RATE_HINT
     gamma_law = acceptance.rate_law(target, drafter, case.prompt, case.gamma, case.length,
-                                    case.processor, case.first_target, counts_gamma=True)
+                                    case.processor, case.first_target, acceptance.Rule(counts_gamma=True))
     return COUNTS_GAMMA_HINT if set(rates) <= gamma_law.keys() else RATE_HINT
 
 
