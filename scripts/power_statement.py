@@ -3,7 +3,7 @@
 1. Each check on the reference (seed 0): for each statistical test, the smallest change of
    its law, in total variation, that it detects in any direction with probability 0.99 at
    Holm's strictest threshold (``grader/oracle/power.py``; shown by ``grader check -v``).
-2. The known bugs whose law is exact (the loop's verification bugs, an acceptance rate that
+2. The known bugs whose law is exact (the verifier's and the loop's, an acceptance rate that
    counts gamma per round, the multi-draft mutants, typical acceptance, siblings drawn
    without replacement): the bug's own
    distance from the law on the test that sees it best, the smallest distance that test
@@ -27,9 +27,15 @@ sys.path.insert(0, str(ROOT))
 
 from grader import exercises  # noqa: E402
 from grader.bench.timing import LoadMeter  # noqa: E402
-from grader.checks import multi_draft, speculative_generate, static_cache, tree_generate  # noqa: E402
+from grader.checks import (  # noqa: E402
+    multi_draft,
+    speculative_generate,
+    speculative_sampling,
+    static_cache,
+    tree_generate,
+)
 from grader.checks.verifier_rounds import LAW_TEST  # noqa: E402
-from grader.oracle import acceptance, laws, power, stats, tree_laws  # noqa: E402
+from grader.oracle import acceptance, laws, power, stats, tree_laws, verifier_laws  # noqa: E402
 from grader.selftest.in_process import run_check  # noqa: E402
 from solutions.autoregressive import as_list  # noqa: E402
 
@@ -75,8 +81,9 @@ def multi_draft_bugs(threshold: float) -> list[tuple]:
     for name, rule in tree_laws.MULTI_DRAFT_BUGS.items():
         pairs = []
         for case in multi_draft.CASES:
-            tested = zip(tree_laws.multi_draft_tested(case.law), tree_laws.multi_draft_tested(rule(case.p, case.q, case.m)))
-            pairs += [(f"{case.name}: {test}", case.draws, law, alternative) for (test, law), (_, alternative) in tested]
+            bug = rule(case.p, case.q, case.m)
+            tested = zip(tree_laws.multi_draft_tested(case.law), tree_laws.multi_draft_tested(bug))
+            pairs += [(f"{case.name}: {test}", case.draws, law, other) for (test, law), (_, other) in tested]
         rows.append((name, "multi_draft", *best_test(pairs, threshold, LAW_TEST["min_expected"])))
     return rows
 
@@ -128,6 +135,29 @@ def loop_bugs(threshold: float) -> list[tuple]:
     return rows
 
 
+def verifier_bugs(threshold: float) -> list[tuple]:
+    """The speculative_sampling check's law tests that follow from the joint law of a round
+    (the joint law, the accepted count's, the first token's) against each known bug's."""
+    rows = []
+    for bug in verifier_laws.BUGS:
+        pairs = []
+        for case in speculative_sampling.CASES:
+            law, other = case.emission_law, verifier_laws.buggy_emission_law(case.p, case.q, bug)
+            for test, part in (("joint law of the emitted tokens", tuple), ("law of the accepted count",
+                               lambda o: len(o) - 1), ("law of the first token", lambda o: o[0])):
+                pairs.append((f"{case.name}: {test}", case.draws, grouped(law, part), grouped(other, part)))
+        rows.append((bug, "speculative_sampling", *best_test(pairs, threshold, LAW_TEST["min_expected"])))
+    return rows
+
+
+def grouped(law: dict, key) -> dict:
+    """The law of ``key(outcome)``."""
+    found: dict = {}
+    for outcome, probability in law.items():
+        found[key(outcome)] = found.get(key(outcome), 0.0) + probability
+    return found
+
+
 def rate_bugs(thresholds: dict) -> list[tuple]:
     """The acceptance rate divided by gamma in every round (mutants ``*_rate_counts_gamma``)."""
     rows = []
@@ -150,7 +180,8 @@ def main():
     start = time.perf_counter()
     with LoadMeter() as load:
         checks, thresholds = any_direction()
-        bugs = (loop_bugs(thresholds["speculative_generate"]) + rate_bugs(thresholds)
+        bugs = (verifier_bugs(thresholds["speculative_sampling"]) + loop_bugs(thresholds["speculative_generate"])
+                + rate_bugs(thresholds)
                 + multi_draft_bugs(thresholds["multi_draft"]) + tree_bugs(thresholds["tree_generate"]))
     bug_rows = [f"| `{name}` | {check} | {test} | {tv:.4f} | {delta:.4f} | {ratio:.1f} | {1 - chance:.1e} |"
                 for name, check, ratio, test, tv, delta, chance in bugs]

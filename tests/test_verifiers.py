@@ -102,6 +102,36 @@ def test_monte_carlo_of_the_reference_matches_the_closed_form():
     assert total_variation < 0.05
 
 
+@pytest.mark.parametrize("bug", verifier_laws.BUGS)
+def test_each_bugs_exact_law_is_what_its_mutant_draws(bug, tmp_path):
+    """The laws behind the power statements (docs/statistics_power.md): the mutant's rounds
+    follow its closed form, and the closed form is far from the exact law."""
+    verify = mutant_function(bug, tmp_path)
+    target, proposal = torch.from_numpy(SMALL.p), torch.from_numpy(SMALL.q)
+    generator = torch.Generator().manual_seed(0)
+    drafts = torch.multinomial(proposal, 20000, replacement=True, generator=generator).T
+    outcomes = []
+    for d in drafts:
+        j, t = verify(target, proposal, d, generator)
+        outcomes.append(tuple(d[:j].tolist()) + (int(t),))
+    law = verifier_laws.buggy_emission_law(SMALL.p, SMALL.q, bug)
+    assert stats.goodness_of_fit(outcomes, law).p_value > 1e-4
+    assert stats.goodness_of_fit(outcomes, SMALL.emission_law).p_value < 1e-6
+
+
+def mutant_function(name: str, folder: Path):
+    """The verifier of the mutant ``tests/mutants/<name>.py``."""
+    import importlib.util
+
+    from grader.selftest import mutants
+
+    path = mutants.build(mutants.load(Path(__file__).parent / "mutants" / f"{name}.py"), folder)
+    spec = importlib.util.spec_from_file_location(f"mutant_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.speculative_sampling
+
+
 def test_conditional_goodness_of_fit():
     rng = np.random.default_rng(0)
     laws = {"a": {0: 0.5, 1: 0.5}, "b": {0: 0.1, 1: 0.2, 2: 0.7}}
