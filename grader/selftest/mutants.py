@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-SOLUTIONS = Path(__file__).resolve().parents[2] / "solutions"
+SOLUTIONS = Path(importlib.util.find_spec("solutions").origin).parent  # however the course is installed
 
 
 @dataclass
