@@ -4,7 +4,8 @@ A submission is a directory holding a ``lessons/`` package (at its top or one le
 down), or a zip of one; a folder of such submissions grades them all. Each is graded by a
 decider process of its own, ``jobs`` at a time, which copies it (plain files only, within
 limits) to a private folder removed afterwards; its runners import that copy's ``lessons``
-in the sandbox, which hides every submission's original, and refuse ``solutions``. A
+in the sandbox, which hides every submission's original, behind the reference's gate (the
+exercise being graded must be the learner's own: grader/runner/reference.py). A
 decider process that ends early costs only its own row. The table, CSV and results.json are
 written by this process after every sandbox is gone.
 """

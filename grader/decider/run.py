@@ -33,7 +33,8 @@ def run_isolated(exercise_ids: list[str], impl: str, seed: int, timeout: float |
                  hidden: tuple[Path, ...] = ()):
     """Yield one Verdict per exercise id, in order, each decided here on a runner's records.
 
-    ``grading``: the runner refuses imports of ``solutions`` from the learner's code;
+    ``grading``: the learner's code gets the reference through a gate that refuses the
+    functions of the exercise being graded (grader/runner/reference.py);
     ``import_root``: the folder the runner imports ``impl`` from, before anywhere else;
     ``sandboxed``: each runner runs in the sandbox (grader/decider/sandbox.py), which
     covers the folders in ``hidden``. Raises GraderFilesChanged when a file of the course's
