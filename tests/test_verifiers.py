@@ -87,14 +87,20 @@ def test_expected_tokens_per_round_matches_the_count_law():
     assert verifier_laws.expected_tokens_per_round(1.0, gamma) == gamma + 1
 
 
-def test_monte_carlo_of_the_reference_matches_the_closed_form():
-    target, proposal = torch.from_numpy(SMALL.p), torch.from_numpy(SMALL.q)
+def drawn_rounds(verify, case, rounds: int = 20000) -> list[tuple]:
+    """The emitted tokens of ``rounds`` rounds of ``verify`` on ``case``, drafts drawn from q."""
+    target, proposal = torch.from_numpy(case.p), torch.from_numpy(case.q)
     generator = torch.Generator().manual_seed(0)
-    drafts = torch.multinomial(proposal, 20000, replacement=True, generator=generator).T
+    drafts = torch.multinomial(proposal, rounds, replacement=True, generator=generator).T
     outcomes = []
     for d in drafts:
-        j, t = speculative_sampling(target, proposal, d, generator)
+        j, t = verify(target, proposal, d, generator)
         outcomes.append(tuple(d[:j].tolist()) + (int(t),))
+    return outcomes
+
+
+def test_monte_carlo_of_the_reference_matches_the_closed_form():
+    outcomes = drawn_rounds(speculative_sampling, SMALL)
     assert stats.goodness_of_fit(outcomes, SMALL.emission_law).p_value > 1e-4
     frequencies = Counter(outcomes)
     total_variation = 0.5 * sum(abs(frequencies[o] / len(outcomes) - prob)
@@ -106,14 +112,7 @@ def test_monte_carlo_of_the_reference_matches_the_closed_form():
 def test_each_bugs_exact_law_is_what_its_mutant_draws(bug, tmp_path):
     """The laws behind the power statements (docs/statistics_power.md): the mutant's rounds
     follow its closed form, and the closed form is far from the exact law."""
-    verify = mutant_function(bug, tmp_path)
-    target, proposal = torch.from_numpy(SMALL.p), torch.from_numpy(SMALL.q)
-    generator = torch.Generator().manual_seed(0)
-    drafts = torch.multinomial(proposal, 20000, replacement=True, generator=generator).T
-    outcomes = []
-    for d in drafts:
-        j, t = verify(target, proposal, d, generator)
-        outcomes.append(tuple(d[:j].tolist()) + (int(t),))
+    outcomes = drawn_rounds(mutant_function(bug, tmp_path), SMALL)
     law = verifier_laws.buggy_emission_law(SMALL.p, SMALL.q, bug)
     assert stats.goodness_of_fit(outcomes, law).p_value > 1e-4
     assert stats.goodness_of_fit(outcomes, SMALL.emission_law).p_value < 1e-6

@@ -118,17 +118,26 @@ def generated(check: CheckRun, generate, *args, what: str, **kwargs) -> tuple[li
     """The learner's (ids, rate), after checking their types. Greedy unless told
     otherwise, with the reference's processor (not the learner's default)."""
     kwargs.setdefault("logits_processor", GREEDY)
-    result = check.call(generate, *args, what=what, **kwargs)
-    ids, rate = result if isinstance(result, tuple) and len(result) == 2 else (None, None)
+    return ids_and_number(check, check.call(generate, *args, what=what, **kwargs), what,
+                          ("acceptance rate", "acceptance_rate"), 1,
+                          "accepted drafts / drafted tokens, as a float; when nothing was "
+                          "drafted return 0.0 instead of dividing 0 by 0")
+
+
+def ids_and_number(check: CheckRun, result, what: str, names: tuple[str, str], upper: float,
+                   hint: str) -> tuple[list[int], float]:
+    """A loop's ``(ids, number)``: a failure of "return type" unless ids is a list of
+    Python ints, and of ``names[0]`` (the property; ``names[1]`` is the returned field)
+    unless the number is a Python float in [0, upper]."""
+    ids, number = result if isinstance(result, tuple) and len(result) == 2 else (None, None)
     if not (isinstance(ids, list) and all(isinstance(i, int) for i in ids)):
         check.fail("return type", f"returned {type(result).__name__} {str(result)[:80]} {what}; "
-                   "expected a tuple (ids, acceptance_rate) whose ids are a list of Python ints "
+                   f"expected a tuple (ids, {names[1]}) whose ids are a list of Python ints "
                    "(the generated ids, prompt excluded); `tensor.tolist()` gives one")
-    if not (isinstance(rate, (int, float)) and not isinstance(rate, bool) and 0 <= rate <= 1):
-        check.fail("acceptance rate", f"returned the acceptance rate {rate!r} {what}; expected a "
-                   "Python float in [0, 1]", "accepted drafts / drafted tokens, as a float; "
-                   "when nothing was drafted return 0.0 instead of dividing 0 by 0")
-    return ids, rate
+    if not (isinstance(number, (int, float)) and not isinstance(number, bool) and 0 <= number <= upper):
+        check.fail(names[0], f"returned {names[1]} = {number!r} {what}; expected a Python float "
+                   f"in [0, {upper}]", hint)
+    return ids, number
 
 
 def check_greedy(check, generate, target, drafter, label, prompt, gamma, use_cache):

@@ -18,7 +18,7 @@ import torch
 
 from grader.checks import kv_cache
 from grader.checks.harness import CheckRun
-from grader.checks.speculative_generate import GREEDY, NO_EOS, models
+from grader.checks.speculative_generate import GREEDY, NO_EOS, ids_and_number, models
 from grader.checks.verifier_rounds import LAW_TEST
 from grader.models import SHIPPED_MISSING, load_pair, shipped_pair_present
 from grader.observers.trace import LoggedModel
@@ -104,20 +104,13 @@ def run(check: CheckRun) -> None:
 
 
 def generated(check: CheckRun, generate, *args, what: str, **kwargs) -> tuple[list[int], float]:
-    """The learner's ``(ids, mean_accepted)``, after checking their types. Greedy unless
-    told otherwise, with the reference's processor (not the learner's default)."""
+    """The learner's ``(ids, mean_accepted)``, after checking their types (mean_accepted at
+    most the tree's depth). Greedy unless told otherwise, with the reference's processor
+    (not the learner's default)."""
     kwargs.setdefault("logits_processor", GREEDY)
-    result = check.call(generate, *args, what=what, **kwargs)
-    ids, mean = result if isinstance(result, tuple) and len(result) == 2 else (None, None)
-    if not (isinstance(ids, list) and all(isinstance(i, int) for i in ids)):
-        check.fail("return type", f"returned {type(result).__name__} {str(result)[:80]} {what}; "
-                   "expected a tuple (ids, mean_accepted) whose ids are a list of Python ints "
-                   "(the generated ids, prompt excluded); `tensor.tolist()` gives one")
     depth = len(kwargs.get("branching", (2, 2, 1)))
-    if not (isinstance(mean, (int, float)) and not isinstance(mean, bool) and 0 <= mean <= depth):
-        check.fail("mean_accepted", f"returned mean_accepted = {mean!r} {what}; expected a Python "
-                   f"float between 0 and the tree's depth {depth}", MEAN_HINT)
-    return ids, mean
+    return ids_and_number(check, check.call(generate, *args, what=what, **kwargs), what,
+                          ("mean_accepted", "mean_accepted"), depth, MEAN_HINT)
 
 
 def check_greedy(check, generate, target, drafter, label, prompt, branching, use_cache):
