@@ -13,8 +13,14 @@ row's acceptance rate; two rows with one prompt drawn independently.
 """
 
 from grader.checks.harness import CheckRun
-from grader.checks.speculative_generate import GREEDY, NO_EOS, law_tests, models, same_processor_hint
-from grader.models import SHIPPED_MISSING, load_pair, shipped_pair_present
+from grader.checks.speculative_generate import (
+    GREEDY,
+    NO_EOS,
+    check_shipped_greedy,
+    law_tests,
+    models,
+    same_processor_hint,
+)
 from grader.observers.recording import RecordingModel
 from grader.observers.trace import LoggedModel
 from grader.oracle import acceptance, laws, stats
@@ -237,18 +243,11 @@ def recorded(generate, prompts, target, **kwargs) -> tuple[dict, list]:
 
 
 def check_shipped_pair(check, generate):
-    if not shipped_pair_present():
-        check.skip("the shipped pair", SHIPPED_MISSING)
-        return
-    target, drafter, tokenizer = load_pair(device="cpu")
-    prompts = [tokenizer(text)["input_ids"] for text in
-               ("def read_config(path):\n", "import os\n", "class Stack:\n    def push(self, item):\n")]
-    expected = [autoregressive_generate(p, target, max_gen_len=16, use_cache=True) for p in prompts]
-    outputs, _ = generated(check, generate, prompts, drafter, target, gamma=4, max_gen_len=16,
-                           what="(the shipped pair, greedy, three prompts)")
-    check.require("greedy output of every row (shipped pair)", outputs == expected,
-                  f"gave {outputs}; greedy decoding of the shipped target alone gives {expected}",
-                  LAW_HINT)
+    texts = ["def read_config(path):\n", "import os\n", "class Stack:\n    def push(self, item):\n"]
+    check_shipped_greedy(check, "greedy output of every row (shipped pair)", texts, 16,
+                         lambda prompts, drafter, target: generated(
+                             check, generate, prompts, drafter, target, gamma=4, max_gen_len=16,
+                             what="(the shipped pair, greedy, three prompts)")[0], LAW_HINT)
 
 
 def samples(check: CheckRun, generate, target, drafters, case) -> tuple[list, list]:

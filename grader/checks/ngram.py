@@ -19,8 +19,7 @@ computed exactly by enumeration through the tiny target, jointly and token by to
 from dataclasses import dataclass
 
 from grader.checks.harness import CheckRun, Stop
-from grader.checks.speculative_generate import MODEL_SEED, NO_EOS, generated
-from grader.models import SHIPPED_MISSING, load_pair, shipped_pair_present
+from grader.checks.speculative_generate import MODEL_SEED, NO_EOS, check_shipped_greedy, generated
 from grader.observers import ngram_trace
 from grader.observers.trace import LoggedModel
 from grader.oracle import laws, stats, tiny
@@ -309,17 +308,11 @@ def check_fixed_drafts(check, generate, target, prop, fixed_run: Run, hint):
 
 
 def check_shipped_pair(check, generate):
-    if not shipped_pair_present():
-        check.skip("the shipped pair", SHIPPED_MISSING)
-        return
-    target, _, tokenizer = load_pair(device="cpu")
-    prompt = tokenizer("def area(width, height):\n    return width * height\n\n\n"
-                       "def perimeter(width, height):\n    return")["input_ids"]
-    expected = autoregressive_generate(prompt, target, max_gen_len=24, use_cache=True)
-    ids, _ = generated(check, generate, prompt, NGramStorage(3, target.config.vocab_size), target,
-                       gamma=4, max_gen_len=24, use_cache=True, what="(the shipped target, greedy)")
-    check.require("greedy output (shipped target)", ids == expected,
-                  f"gave {ids}; greedy decoding of the shipped target alone gives {expected}")
+    text = "def area(width, height):\n    return width * height\n\n\ndef perimeter(width, height):\n    return"
+    check_shipped_greedy(check, "greedy output (shipped target)", [text], 24,
+                         lambda prompt, _, target: generated(
+                             check, generate, prompt, NGramStorage(3, target.config.vocab_size), target,
+                             gamma=4, max_gen_len=24, use_cache=True, what="(the shipped target, greedy)")[0])
 
 
 def check_law(check, generate, target, case: LawCase):

@@ -221,16 +221,27 @@ def check_forwards(check, generate, target, drafter):
 
 
 def check_shipped_pair(check, generate, use_cache):
+    check_shipped_greedy(check, "greedy output (shipped pair)", ["def read_config(path):\n"], 24,
+                         lambda prompt, drafter, target: generated(
+                             check, generate, prompt, drafter, target, gamma=4, max_gen_len=24,
+                             use_cache=use_cache, what="(the shipped pair, greedy)")[0])
+
+
+def check_shipped_greedy(check, prop: str, texts: list[str], length: int, run, hint: str = "") -> None:
+    """On the shipped pair, greedy output equals the shipped target's greedy decoding of the
+    same ``length`` tokens. ``run(prompt_ids, drafter, target)`` gives the learner's ids; with
+    several ``texts`` it is given every prompt at once and gives a list of ids per prompt."""
     if not shipped_pair_present():
         check.skip("the shipped pair", SHIPPED_MISSING)
         return
     target, drafter, tokenizer = load_pair(device="cpu")
-    prompt = tokenizer("def read_config(path):\n")["input_ids"]
-    expected = autoregressive_generate(prompt, target, max_gen_len=24, use_cache=True)
-    ids, _ = generated(check, generate, prompt, drafter, target, gamma=4, max_gen_len=24,
-                       use_cache=use_cache, what="(the shipped pair, greedy)")
-    check.require("greedy output (shipped pair)", ids == expected,
-                  f"gave {ids}; greedy decoding of the shipped target alone gives {expected}")
+    prompts = [tokenizer(text)["input_ids"] for text in texts]
+    expected = [autoregressive_generate(p, target, max_gen_len=length, use_cache=True) for p in prompts]
+    if len(prompts) == 1:
+        prompts, expected = prompts[0], expected[0]
+    outputs = run(prompts, drafter, target)
+    check.require(prop, outputs == expected,
+                  f"gave {outputs}; greedy decoding of the shipped target alone gives {expected}", hint)
 
 
 def check_acceptance(check, generate, target, drafters, case, use_cache):

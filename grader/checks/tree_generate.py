@@ -18,9 +18,8 @@ import torch
 
 from grader.checks import kv_cache
 from grader.checks.harness import CheckRun
-from grader.checks.speculative_generate import GREEDY, NO_EOS, ids_and_number, models
+from grader.checks.speculative_generate import GREEDY, NO_EOS, check_shipped_greedy, ids_and_number, models
 from grader.checks.verifier_rounds import LAW_TEST
-from grader.models import SHIPPED_MISSING, load_pair, shipped_pair_present
 from grader.observers.trace import LoggedModel
 from grader.oracle import acceptance, laws, stats, tree_laws
 from solutions import sampling
@@ -183,16 +182,10 @@ def check_max_gen_len(check, generate, target, drafter):
 
 
 def check_shipped_pair(check, generate):
-    if not shipped_pair_present():
-        check.skip("the shipped pair", SHIPPED_MISSING)
-        return
-    target, drafter, tokenizer = load_pair(device="cpu")
-    prompt = tokenizer("def read_config(path):\n")["input_ids"]
-    expected = autoregressive_generate(prompt, target, max_gen_len=16, use_cache=True)
-    ids, _ = generated(check, generate, prompt, drafter, target, max_gen_len=16, use_cache=True,
-                       what="(the shipped pair, greedy, branching=(2, 2, 1))")
-    check.require("greedy output (shipped pair)", ids == expected,
-                  f"gave {ids}; greedy decoding of the shipped target alone gives {expected}")
+    check_shipped_greedy(check, "greedy output (shipped pair)", ["def read_config(path):\n"], 16,
+                         lambda prompt, drafter, target: generated(
+                             check, generate, prompt, drafter, target, max_gen_len=16, use_cache=True,
+                             what="(the shipped pair, greedy, branching=(2, 2, 1))")[0])
 
 
 def check_law(check, generate, target, drafters, case):
