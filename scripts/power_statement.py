@@ -58,19 +58,13 @@ def any_direction() -> tuple[list[str], dict]:
     return rows, thresholds
 
 
-def distance(law: dict, alternative: dict, draws: int, min_expected: float) -> float:
-    """The total variation between two laws on the cells a test of ``draws`` draws compares."""
-    exact, other, outside = power.cell_probabilities(law, alternative, draws, min_expected)
-    return 0.5 * (float(abs(other - exact).sum()) + outside)
-
-
 def best_test(pairs, threshold: float, min_expected: float) -> tuple:
     """(ratio, test, bug's distance, detectable distance, power against the bug) of the test
     that sees the bug best; ``pairs``: (test, its draws, its exact law, the bug's law)."""
     found = []
     for test, draws, law, alternative in pairs:
         delta = power.detectable_tv_along(law, alternative, draws, threshold, min_expected)
-        tv = distance(law, alternative, draws, min_expected)
+        tv = power.cell_distance(law, alternative, draws, min_expected)
         found.append((tv / delta if delta > 0 else float("inf"), test, tv, delta,
                       power.power_against(law, alternative, draws, threshold, min_expected)))
     return max(found, key=lambda row: row[0])
@@ -145,17 +139,10 @@ def verifier_bugs(threshold: float) -> list[tuple]:
             law, other = case.emission_law, verifier_laws.buggy_emission_law(case.p, case.q, bug)
             for test, part in (("joint law of the emitted tokens", tuple), ("law of the accepted count",
                                lambda o: len(o) - 1), ("law of the first token", lambda o: o[0])):
-                pairs.append((f"{case.name}: {test}", case.draws, grouped(law, part), grouped(other, part)))
+                pairs.append((f"{case.name}: {test}", case.draws, tree_laws.marginal(law, part),
+                              tree_laws.marginal(other, part)))
         rows.append((bug, "speculative_sampling", *best_test(pairs, threshold, LAW_TEST["min_expected"])))
     return rows
-
-
-def grouped(law: dict, key) -> dict:
-    """The law of ``key(outcome)``."""
-    found: dict = {}
-    for outcome, probability in law.items():
-        found[key(outcome)] = found.get(key(outcome), 0.0) + probability
-    return found
 
 
 def rate_bugs(thresholds: dict) -> list[tuple]:

@@ -240,16 +240,13 @@ def test_bench_times_trees_against_chains_of_as_many_drafts(tmp_path):
 def test_each_multi_draft_bugs_exact_law_is_what_its_mutant_draws(name, tmp_path):
     """The laws behind the power statements (docs/statistics_power.md): the mutant's draws
     follow its enumerated law, which the exact law rejects."""
-    import importlib.util
-
+    from grader import implementation
     from grader.checks import multi_draft
     from grader.oracle import stats
 
     case = next(c for c in multi_draft.CASES if c.name == "middling acceptances, m=2")
     path = mutants.build(mutants.load(Path(__file__).parent / "mutants" / f"{name}.py"), tmp_path)
-    spec = importlib.util.spec_from_file_location(f"mutant_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = implementation.load(str(path), "trees")
     p, q = torch.from_numpy(case.p), torch.from_numpy(case.q)
     generator = torch.Generator().manual_seed(0)
     drafts = torch.multinomial(q, 20000 * case.m, replacement=True, generator=generator).view(-1, case.m)

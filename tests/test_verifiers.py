@@ -120,15 +120,11 @@ def test_each_bugs_exact_law_is_what_its_mutant_draws(bug, tmp_path):
 
 def mutant_function(name: str, folder: Path):
     """The verifier of the mutant ``tests/mutants/<name>.py``."""
-    import importlib.util
-
+    from grader import implementation
     from grader.selftest import mutants
 
     path = mutants.build(mutants.load(Path(__file__).parent / "mutants" / f"{name}.py"), folder)
-    spec = importlib.util.spec_from_file_location(f"mutant_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.speculative_sampling
+    return implementation.load(str(path), "verification").speculative_sampling
 
 
 def test_conditional_goodness_of_fit():

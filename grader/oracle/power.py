@@ -35,15 +35,18 @@ POWER = 0.99
 def required_noncentrality(dof: int, threshold: float, power: float = POWER) -> float:
     """λ* such that a noncentral χ²(dof, λ*) exceeds the test's critical value with
     probability ``power``."""
-    critical = scipy_stats.chi2.isf(threshold, dof)
-
     def shortfall(noncentrality: float) -> float:
-        return scipy_stats.ncx2.sf(critical, dof, noncentrality) - power
+        return detection_chance(dof, threshold, noncentrality) - power
 
     high = 1.0
     while shortfall(high) < 0:
         high *= 2
     return float(optimize.brentq(shortfall, 0.0, high, xtol=1e-9))
+
+
+def detection_chance(dof: int, threshold: float, noncentrality: float) -> float:
+    """P(a noncentral χ²(dof, noncentrality) exceeds the critical value at ``threshold``)."""
+    return float(scipy_stats.ncx2.sf(scipy_stats.chi2.isf(threshold, dof), dof, noncentrality))
 
 
 def detectable_tv(draws: int, dof: int, threshold: float, power: float = POWER) -> float:
@@ -69,9 +72,7 @@ def power_against(law: dict, alternative: dict, draws: int, threshold: float, mi
         return 1.0 - (1.0 - outside) ** draws
     if len(exact) < 2:
         return 0.0
-    noncentrality = draws * float(np.sum((other - exact) ** 2 / exact))
-    critical = scipy_stats.chi2.isf(threshold, len(exact) - 1)
-    return float(scipy_stats.ncx2.sf(critical, len(exact) - 1, noncentrality))
+    return detection_chance(len(exact) - 1, threshold, draws * float(np.sum((other - exact) ** 2 / exact)))
 
 
 def detectable_tv_along(law: dict, alternative: dict, draws: int, threshold: float, min_expected: float,
@@ -80,8 +81,7 @@ def detectable_tv_along(law: dict, alternative: dict, draws: int, threshold: flo
     ``alternative`` (the mixture ``(1 − t) law + t alternative``) that the test detects with
     probability ``power``; inf when no such change is visible to it."""
     exact, other, outside = cell_probabilities(law, alternative, draws, min_expected)
-    shift = np.append(other - exact, outside)  # the last cell: outside the support
-    tv = 0.5 * float(np.abs(shift).sum())
+    tv = cell_distance(law, alternative, draws, min_expected)
     steps = []
     if outside > 1e-12:  # seen at once: an impossible outcome among the draws
         steps.append((1.0 - (1.0 - power) ** (1.0 / draws)) / outside)
@@ -89,3 +89,10 @@ def detectable_tv_along(law: dict, alternative: dict, draws: int, threshold: flo
     if len(exact) >= 2 and spread > 0:
         steps.append(math.sqrt(required_noncentrality(len(exact) - 1, threshold, power) / (draws * spread)))
     return min(steps) * tv if steps else math.inf
+
+
+def cell_distance(law: dict, alternative: dict, draws: int, min_expected: float) -> float:
+    """The total variation between two laws on the cells a test of ``draws`` draws of
+    ``law`` compares (the mass outside its support counted as one more cell)."""
+    exact, other, outside = cell_probabilities(law, alternative, draws, min_expected)
+    return 0.5 * (float(np.abs(other - exact).sum()) + outside)
