@@ -50,7 +50,7 @@ def load(path: Path) -> Mutant:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     exercises = getattr(module, "EXERCISES", None) or (module.EXERCISE,)
-    return Mutant(path.stem, (module.__doc__ or "").strip(), tuple(exercises), module.MODULE,
+    return Mutant(path.stem, " ".join((module.__doc__ or "").split()), tuple(exercises), module.MODULE,
                   list(module.PATCHES), dict(getattr(module, "NOT_APPLICABLE", {})))
 
 
