@@ -19,8 +19,9 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 
 from grader import implementation  # noqa: E402
+from grader.checks.loop_properties import models  # noqa: E402
+from grader.checks.speculative_generate import LAW_CASES  # noqa: E402
 from grader.oracle import laws, stats  # noqa: E402
-from grader.checks.speculative_generate import LAW_CASES, models  # noqa: E402
 from solutions.autoregressive import as_list  # noqa: E402
 
 G_TEST = {"statistic": "log-likelihood", "min_expected": 20.0}

@@ -21,8 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.selftest import mutants  # noqa: E402
 from grader.checks import speculative_generate as check  # noqa: E402
+from grader.checks.loop_properties import models  # noqa: E402
+from grader.selftest import mutants  # noqa: E402
 
 EXERCISES = ("speculative_generate", "kv_cache")
 OUTPUT = ROOT / "docs" / "statistics_generate.md"
@@ -48,7 +49,7 @@ def calibration(job: tuple[int, int]) -> int:
 
     torch.set_num_threads(1)
     replications, seed = job
-    target, drafters = check.models()
+    target, drafters = models()
     cases = [check.ACCEPTANCE_CASE] + check.LAW_CASES
     case_laws = [laws.sequence_law(target, c.prompt, c.length, c.processor, as_list(c.eos)) for c in cases]
     a = check.ACCEPTANCE_CASE

@@ -8,7 +8,7 @@ import torch
 
 from grader import exercises
 from grader.checks import ngram as check_ngram
-from grader.checks.speculative_generate import NO_EOS
+from grader.checks.loop_properties import NO_EOS
 from grader.models import SHIPPED_TARGET, load_pair
 from grader.observers import ngram_trace, trace
 from grader.oracle import tiny

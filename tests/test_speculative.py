@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from grader import exercises
-from grader.checks.speculative_generate import NO_EOS, models
+from grader.checks.loop_properties import NO_EOS, models
 from grader.models import SHIPPED_TARGET, load_pair
 from grader.observers import trace
 from grader.observers.host_syncs import HostSyncCounter

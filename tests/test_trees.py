@@ -14,7 +14,7 @@ from transformers import DynamicCache
 from grader import exercises
 from grader.bench import tree_shapes
 from grader.checks import tree_attention, tree_generate
-from grader.checks.speculative_generate import NO_EOS, models
+from grader.checks.loop_properties import NO_EOS, drafted_end_tokens, models
 from grader.observers.host_syncs import HostSyncCounter
 from grader.observers.trace import traced
 from grader.oracle import laws, tree_laws
@@ -195,8 +195,9 @@ def test_host_syncs_outside_the_models_are_one_per_round():
 
 
 def test_check_scenarios_do_what_they_claim():
-    free = autoregressive_generate(tree_generate.END_PROMPT, TARGET, max_gen_len=10, eos_tokens_id=NO_EOS)
-    assert free[0] != free[1]  # two distinct end tokens, both accepted nodes of round 1
+    free = autoregressive_generate([4], TARGET, max_gen_len=10, eos_tokens_id=NO_EOS)
+    (early, _), (late, _) = drafted_end_tokens(free, tree_generate.as_loop(None, None))
+    assert 0 <= early < late < 3  # two distinct end tokens, both nodes of round 1's path
     assert tree_generate.full_depth_mean(9, 3) == 2.0  # rounds of depth 3, 3 and 0
     for case in tree_generate.LAW_CASES:  # at the first root, some child is accepted or none
         with torch.no_grad():

@@ -84,7 +84,7 @@ def test_a_correct_loop_gets_no_bug_specific_hint():
     """The hints above are chosen from what the run showed, so a pass shows none and the
     detectors are quiet on the reference's own runs."""
     from grader.checks import batched_generate
-    from grader.checks.speculative_generate import models
+    from grader.checks.loop_properties import models
     from grader.observers.trace import LoggedModel
     from solutions.batched import batched_speculative_generate
 

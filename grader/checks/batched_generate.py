@@ -13,14 +13,8 @@ row's acceptance rate; two rows with one prompt drawn independently.
 """
 
 from grader.checks.harness import CheckRun
-from grader.checks.speculative_generate import (
-    GREEDY,
-    NO_EOS,
-    check_shipped_greedy,
-    law_tests,
-    models,
-    same_processor_hint,
-)
+from grader.checks.loop_properties import GREEDY, NO_EOS, check_shipped_greedy, law_tests, models
+from grader.checks.speculative_generate import same_processor_hint
 from grader.observers.recording import RecordingModel
 from grader.observers.trace import LoggedModel
 from grader.oracle import acceptance, laws, stats

@@ -31,10 +31,10 @@ first call that differs (``selftest.in_process.first_difference``).
 """
 import errno
 import hashlib
-from contextlib import contextmanager
 import importlib
 import random
 import traceback
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 

@@ -7,7 +7,8 @@ model has not seen, and after each round both caches must hold exactly the seque
 its last token (the rejected drafts cropped away). Then every property of lesson 3.
 """
 from grader.checks.harness import CheckRun, Stop
-from grader.checks.speculative_generate import GREEDY, NO_EOS, generated, models, run_loop_checks
+from grader.checks.loop_properties import GREEDY, NO_EOS, models
+from grader.checks.speculative_generate import generated, run_loop_checks
 from grader.observers.trace import LoggedModel, traced
 from grader.verdict import ERROR
 from solutions.speculative import speculative_generate as reference_generate

@@ -19,7 +19,8 @@ computed exactly by enumeration through the tiny target, jointly and token by to
 from dataclasses import dataclass
 
 from grader.checks.harness import CheckRun, Stop
-from grader.checks.speculative_generate import MODEL_SEED, NO_EOS, check_shipped_greedy, generated
+from grader.checks.loop_properties import MODEL_SEED, NO_EOS, check_shipped_greedy
+from grader.checks.speculative_generate import generated
 from grader.observers import ngram_trace
 from grader.observers.trace import LoggedModel
 from grader.oracle import laws, stats, tiny

@@ -1,29 +1,35 @@
-"""Check `speculative_generate` (lesson 3, ``use_cache=False``); `kv_cache` reuses it.
+"""Check `speculative_generate` (lesson 3, ``use_cache=False``); `kv_cache` and
+`static_cache` reuse it.
 
 Deterministic properties under greedy decoding, where the output must equal target-only
-greedy decoding token for token: end tokens inside a draft, ``max_gen_len`` reached in
-the middle of a draft, a drafter identical to the target (every draft accepted), what
-each model is fed. Statistical properties against exact laws computed by enumeration
+greedy decoding token for token (grader/checks/loop_properties.py, shared by every loop):
+end tokens inside a draft, ``max_gen_len`` reached in the middle of a draft, a drafter
+identical to the target (every draft accepted); then what each model is fed. Statistical properties against exact laws computed by enumeration
 through the tiny target: the law of the first L generated tokens (jointly, and token by
 token) under several processors, gammas, prompts and drafters, and the law of the
 acceptance rate the loop returns (grader/oracle/acceptance.py).
 """
-import copy
-
-import torch
+import functools
 
 from grader.checks.harness import CheckRun
-from grader.models import SHIPPED_MISSING, load_pair, shipped_pair_present
+from grader.checks.loop_properties import (
+    GREEDY,
+    GREEDY_LENGTH,
+    NO_EOS,
+    Loop,
+    check_greedy_properties,
+    check_shipped_greedy,
+    ids_and_number,
+    law_tests,
+    models,
+)
 from grader.observers.trace import LoggedModel, traced
-from grader.oracle import acceptance, laws, stats, tiny
+from grader.oracle import acceptance, laws, stats
 from solutions import sampling
-from solutions.autoregressive import as_list, autoregressive_generate
+from solutions.autoregressive import as_list
 from solutions.speculative import speculative_generate as reference_generate
 
-NO_EOS = 10**6  # an end token the tiny models can never produce
-MODEL_SEED = 7
-GREEDY_LENGTH = 10
-GREEDY = sampling.GreedyProcessor()
+GREEDY_RUNS = [([0], {"gamma": 1}), ([2, 3, 4], {"gamma": 2}), ([5, 1], {"gamma": 4})]
 
 
 class Case:
@@ -63,12 +69,7 @@ def run(check: CheckRun) -> None:
 def run_loop_checks(check: CheckRun, generate, target, drafters: dict, use_cache: bool) -> None:
     """Every property of the loop, with or without the cache."""
     check.revise(same_processor_hint)
-    for name, drafter in drafters.items():
-        for prompt, gamma in (([0], 1), ([2, 3, 4], 2), ([5, 1], 4)):
-            check_greedy(check, generate, target, drafter, f"{name} drafter", prompt, gamma, use_cache)
-    check_same_model(check, generate, target, use_cache)
-    check_end_tokens(check, generate, target, use_cache)
-    check_max_gen_len(check, generate, target, drafters["near"], use_cache)
+    check_greedy_properties(check, as_loop(check, generate, use_cache), target, drafters, GREEDY_RUNS)
     if not use_cache:
         with check.observing():
             check_forwards(check, generate, target, drafters["near"])
@@ -96,24 +97,6 @@ def same_processor_hint(findings) -> None:
             finding.hint = PROCESSOR_HINT + finding.hint
 
 
-def models():
-    """(target, {name: drafter}): a two-layer tiny Llama; a tiny GPT-2 that rarely agrees
-    with it; a noisy copy of the target that agrees with it about two times in three."""
-    target, gpt2 = tiny.tiny_pair(MODEL_SEED)
-    return target, {"near": noisy_copy(target, scale=0.4, seed=MODEL_SEED), "GPT-2": gpt2}
-
-
-def noisy_copy(model, scale: float, seed: int):
-    """``model`` with Gaussian noise of ``scale`` × each parameter's spread added."""
-    noisy = copy.deepcopy(model)
-    generator = torch.Generator().manual_seed(seed)
-    with torch.no_grad():
-        for param in noisy.parameters():
-            noise = torch.randn(param.shape, generator=generator, dtype=param.dtype)
-            param.add_(noise * scale * param.std())
-    return noisy
-
-
 def generated(check: CheckRun, generate, *args, what: str, **kwargs) -> tuple[list[int], float]:
     """The learner's (ids, rate), after checking their types. Greedy unless told
     otherwise, with the reference's processor (not the learner's default)."""
@@ -124,84 +107,24 @@ def generated(check: CheckRun, generate, *args, what: str, **kwargs) -> tuple[li
                           "drafted return 0.0 instead of dividing 0 by 0")
 
 
-def ids_and_number(check: CheckRun, result, what: str, names: tuple[str, str], upper: float,
-                   hint: str) -> tuple[list[int], float]:
-    """A loop's ``(ids, number)``: a failure of "return type" unless ids is a list of
-    Python ints, and of ``names[0]`` (the property; ``names[1]`` is the returned field)
-    unless the number is a Python float in [0, upper]."""
-    ids, number = result if isinstance(result, tuple) and len(result) == 2 else (None, None)
-    if not (isinstance(ids, list) and all(isinstance(i, int) for i in ids)):
-        check.fail("return type", f"returned {type(result).__name__} {str(result)[:80]} {what}; "
-                   f"expected a tuple (ids, {names[1]}) whose ids are a list of Python ints "
-                   "(the generated ids, prompt excluded); `tensor.tolist()` gives one")
-    if not (isinstance(number, (int, float)) and not isinstance(number, bool) and 0 <= number <= upper):
-        check.fail(names[0], f"returned {names[1]} = {number!r} {what}; expected a Python float "
-                   f"in [0, {upper}]", hint)
-    return ids, number
-
-
-def check_greedy(check, generate, target, drafter, label, prompt, gamma, use_cache):
-    label = f"{label}, prompt {prompt}, gamma={gamma}"
-    expected = autoregressive_generate(prompt, target, max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
-    ids, _ = generated(check, generate, prompt, drafter, target, gamma=gamma,
-                       max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS, use_cache=use_cache,
-                       what=f"(greedy, {label})")
-    check.require(f"greedy output ({label})", ids == expected,
-                  f"gave {ids}; greedy decoding of the target alone gives {expected}",
-                  "verify the drafts with the target's distributions for the same positions "
-                  "(logits of the last k + 1 positions, one row before each draft, and the last "
-                  "row for the bonus); after k accepted drafts add the target's own token")
-
-
-def check_same_model(check, generate, target, use_cache):
-    """The drafter is the target: p == q, so every draft is accepted (and nothing is NaN)."""
-    for processor in (GREEDY, sampling.MultinomialProcessor(temperature=1.0)):
-        check.seed_everything("same model", repr(processor))
-        ids, rate = generated(check, generate, [2, 3], target, target, gamma=3,
-                              logits_processor=processor, max_gen_len=9, eos_tokens_id=NO_EOS,
-                              use_cache=use_cache, what=f"(drafter = target, {processor!r})")
-        check.require(f"drafter = target accepts every draft ({processor!r})",
-                      rate == 1.0 and len(ids) == 9,
-                      f"gave {len(ids)} tokens with acceptance rate {rate}; expected 9 tokens and "
-                      "rate 1.0", "with p == q, min(1, p/q) = 1: compare u * q < p (or u < p/q) "
-                      "so that equal probabilities always accept, and count accepted / drafted"
-                      + ("; with a cache, the drafter's must hold exactly the accepted tokens after "
-                         "each round (rolled back too far, or not at all, it drafts from another "
-                         "context than the target's)" if use_cache else ""))
-
-
-def check_end_tokens(check, generate, target, use_cache):
-    """End tokens that the drafter (= target, so every draft is accepted) drafts mid-block."""
-    prompt, gamma = [4], 4
-    free = autoregressive_generate(prompt, target, max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
-    # with first_target the prefill gives free[0] and round one drafts free[1:gamma + 1]:
-    # two tokens whose first occurrence is inside those drafts, early before late
-    firsts = {t: i for i, t in reversed(list(enumerate(free)))}
-    inside = sorted((i, t) for t, i in firsts.items() if 1 <= i <= gamma)
-    (i, early), (j, late) = inside[0], inside[-1]
-    for eos, expected, prop in ((late, free[: j + 1], "end token (int) inside a draft"),
-                                ([late, early], free[: i + 1], "end tokens (list): the earliest wins")):
-        ids, _ = generated(check, generate, prompt, target, target, gamma=gamma,
-                           max_gen_len=GREEDY_LENGTH, eos_tokens_id=eos, use_cache=use_cache,
-                           what=f"(eos_tokens_id={eos})")
-        check.require(prop, ids == expected, f"with eos_tokens_id={eos} gave {ids}; expected {expected}",
-                      "look for end tokens among all the tokens a round emits (accepted drafts and "
-                      "the last one), stop right after the earliest one and include it")
-
-
-def check_max_gen_len(check, generate, target, drafter, use_cache):
-    """Greedy, so the expected output is known: every length, including ones that end a
-    round in the middle of what gamma would draft."""
-    free = autoregressive_generate([1, 2], target, max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
-    for length in (1, 2, 4, 7):
-        for name, model in (("drafter = target", target), ("near drafter", drafter)):
-            ids, _ = generated(check, generate, [1, 2], model, target, gamma=4, max_gen_len=length,
-                               eos_tokens_id=NO_EOS, use_cache=use_cache,
-                               what=f"(max_gen_len={length}, gamma=4, {name})")
-            check.require(f"max_gen_len={length} ({name})", ids == free[:length],
-                          f"gave {ids}; expected {free[:length]}",
-                          "draft only min(gamma, tokens left - 1) tokens, so that the round's "
-                          "own token still fits: never return more than max_gen_len tokens")
+def as_loop(check: CheckRun, generate, use_cache: bool) -> Loop:
+    """The loop of lesson 3 (lesson 4 with ``use_cache``) for the shared greedy properties."""
+    return Loop(
+        call=functools.partial(generated, check, generate, use_cache=use_cache),
+        shape={"gamma": 4}, depth=4, first_drafted=1, all_accepted=lambda length: 1.0,
+        drafted="a draft", accepts_every="draft", returns="acceptance rate",
+        greedy_hint="verify the drafts with the target's distributions for the same positions "
+                    "(logits of the last k + 1 positions, one row before each draft, and the last "
+                    "row for the bonus); after k accepted drafts add the target's own token",
+        same_model_hint="with p == q, min(1, p/q) = 1: compare u * q < p (or u < p/q) so that equal "
+                        "probabilities always accept, and count accepted / drafted"
+                        + ("; with a cache, the drafter's must hold exactly the accepted tokens after "
+                           "each round (rolled back too far, or not at all, it drafts from another "
+                           "context than the target's)" if use_cache else ""),
+        end_tokens_hint="look for end tokens among all the tokens a round emits (accepted drafts and "
+                        "the last one), stop right after the earliest one and include it",
+        max_gen_len_hint="draft only min(gamma, tokens left - 1) tokens, so that the round's own "
+                         "token still fits: never return more than max_gen_len tokens")
 
 
 def check_forwards(check, generate, target, drafter):
@@ -225,23 +148,6 @@ def check_shipped_pair(check, generate, use_cache):
                          lambda prompt, drafter, target: generated(
                              check, generate, prompt, drafter, target, gamma=4, max_gen_len=24,
                              use_cache=use_cache, what="(the shipped pair, greedy)")[0])
-
-
-def check_shipped_greedy(check, prop: str, texts: list[str], length: int, run, hint: str = "") -> None:
-    """On the shipped pair, greedy output equals the shipped target's greedy decoding of the
-    same ``length`` tokens. ``run(prompt_ids, drafter, target)`` gives the learner's ids; with
-    several ``texts`` it is given every prompt at once and gives a list of ids per prompt."""
-    if not shipped_pair_present():
-        check.skip("the shipped pair", SHIPPED_MISSING)
-        return
-    target, drafter, tokenizer = load_pair(device="cpu")
-    prompts = [tokenizer(text)["input_ids"] for text in texts]
-    expected = [autoregressive_generate(p, target, max_gen_len=length, use_cache=True) for p in prompts]
-    if len(prompts) == 1:
-        prompts, expected = prompts[0], expected[0]
-    outputs = run(prompts, drafter, target)
-    check.require(prop, outputs == expected,
-                  f"gave {outputs}; greedy decoding of the shipped target alone gives {expected}", hint)
 
 
 def check_acceptance(check, generate, target, drafters, case, use_cache):
@@ -298,14 +204,3 @@ def sequence_tests(check, samples, target, case):
             "min(1, p_i/q_i), resample a rejection from max_fn(p_i - q_i), take the bonus from "
             "p_k when all k drafts are accepted, and let the target choose the first token")
     law_tests(check, samples, law, case.length, label, hint)
-
-
-def law_tests(check, samples, law: dict, length: int, label: str, hint: str) -> None:
-    """The joint law of the first ``length`` tokens of ``samples`` and each token's law."""
-    check.test(f"law of the first {length} tokens ({label})",
-               stats.goodness_of_fit(samples, law, "sequence"), hint)
-    for position in range(length):
-        observed = [s[position] if position < len(s) else None for s in samples]
-        check.test(f"law of token {position + 1} ({label})",
-                   stats.goodness_of_fit(observed, laws.marginal(law, position),
-                                         f"token {position + 1}"), hint)

@@ -12,8 +12,9 @@ deterministic property stops there: the exact-law tests would only measure the s
 """
 import functools
 
-from grader.checks import speculative_generate as loop
+from grader.checks import speculative_generate as speculative
 from grader.checks.harness import CheckRun
+from grader.checks.loop_properties import GREEDY, NO_EOS, check_greedy_properties, models
 from grader.models import SHIPPED_MISSING, load_pair, shipped_pair_present
 from grader.observers import observation
 from grader.observers.host_syncs import HostSyncCounter
@@ -22,14 +23,13 @@ from grader.oracle import laws, stats
 from solutions import sampling
 from solutions.autoregressive import autoregressive_generate
 
-NO_EOS, GREEDY = loop.NO_EOS, loop.GREEDY
 T1 = sampling.MultinomialProcessor(temperature=1.0)
 LAW_CASES = [  # the fast loop always lets the target sample the first token
-    loop.Case(T1, [0], 2, "near", 4, 300),
-    loop.Case(sampling.TopKProcessor(temperature=1.0, top_k=3), [3], 3, "near", 5, 300),
-    loop.Case(sampling.NucleusProcessor(temperature=1.0, top_p=0.6), [4, 4], 2, "GPT-2", 4, 300),
+    speculative.Case(T1, [0], 2, "near", 4, 300),
+    speculative.Case(sampling.TopKProcessor(temperature=1.0, top_k=3), [3], 3, "near", 5, 300),
+    speculative.Case(sampling.NucleusProcessor(temperature=1.0, top_p=0.6), [4, 4], 2, "GPT-2", 4, 300),
 ]
-ACCEPTANCE_CASE = loop.Case(sampling.MultinomialProcessor(temperature=2.0), [3, 5], 3, "near", 5,
+ACCEPTANCE_CASE = speculative.Case(sampling.MultinomialProcessor(temperature=2.0), [3, 5], 3, "near", 5,
                             400, eos=NO_EOS)
 AUTOREGRESSIVE_LAW = (sampling.MultinomialProcessor(temperature=0.6), [2, 3, 4, 5], 3, 600)
 DISCIPLINE = [  # (drafter, processor, prompts of two calls on the same models, gamma)
@@ -43,21 +43,17 @@ SYNC_ALLOWANCE = 3  # host reads besides one per round: the prefill's end test, 
 def run(check: CheckRun) -> None:
     fast = check.function("fast_speculative_generate")
     baseline = check.function("fast_autoregressive_generate")
-    target, drafters = loop.models()
+    target, drafters = models()
     eager = eagerly(fast)
-    for name, drafter in drafters.items():
-        for prompt, gamma in (([0], 1), ([2, 3, 4], 2), ([5, 1], 4)):
-            loop.check_greedy(check, eager, target, drafter, f"{name} drafter", prompt, gamma, True)
-    loop.check_same_model(check, eager, target, True)
-    loop.check_end_tokens(check, eager, target, True)
-    loop.check_max_gen_len(check, eager, target, drafters["near"], True)
+    check_greedy_properties(check, speculative.as_loop(check, eager, use_cache=True), target, drafters,
+                            speculative.GREEDY_RUNS)
     for name, processor, prompts, gamma in DISCIPLINE:
         check_discipline(check, fast, target, drafters[name], processor, prompts, gamma,
                          f"{name} drafter, {processor!r}, gamma={gamma}")
     check.stop_if_failed("exact-law tests, the baseline's properties and the compiled run")
-    loop.check_acceptance(check, eager, target, drafters, ACCEPTANCE_CASE, True)
+    speculative.check_acceptance(check, eager, target, drafters, ACCEPTANCE_CASE, True)
     for case in LAW_CASES:
-        loop.check_law(check, eager, target, drafters, case, True)
+        speculative.check_law(check, eager, target, drafters, case, True)
     check_baseline(check, baseline, target, drafters["GPT-2"])
     check_compiled(check, fast)
 
@@ -78,15 +74,15 @@ def check_discipline(check, fast, target, drafter, processor, prompts, gamma, la
     check.seed_everything("discipline", label)
     log = []
     with HostSyncCounter() as syncs:
-        models = {"drafter": syncs.uncounted(LoggedModel(drafter, "drafter", log)),
-                  "target": syncs.uncounted(LoggedModel(target, "target", log))}
+        wrapped = {"drafter": syncs.uncounted(LoggedModel(drafter, "drafter", log)),
+                   "target": syncs.uncounted(LoggedModel(target, "target", log))}
         for call, prompt in enumerate(prompts, 1):
             log.clear()
             syncs.count = 0
-            ids, _ = loop.generated(check, fast, prompt, models["drafter"], models["target"],
-                                    gamma=gamma, logits_processor=processor, max_gen_len=12,
-                                    eos_tokens_id=NO_EOS, compile=False,
-                                    what=f"({label}, call {call}, models wrapped to record forwards)")
+            ids, _ = speculative.generated(check, fast, prompt, wrapped["drafter"], wrapped["target"],
+                                           gamma=gamma, logits_processor=processor, max_gen_len=12,
+                                           eos_tokens_id=NO_EOS, compile=False,
+                                           what=f"({label}, call {call}, models wrapped to record forwards)")
             with check.observing():
                 judge_forwards(check, list(log), prompt + ids, f"{label}, call {call}")
             rounds = sum(c.role == "target" for c in log) - 1  # the first is the prefill
@@ -215,9 +211,9 @@ def check_compiled(check, fast):
     for prompt_text, length in (("def read_config(path):\n", 24), ("import os\n\nclass ", 17)):
         prompt = tokenizer(prompt_text)["input_ids"]
         expected = autoregressive_generate(prompt, target, max_gen_len=length, use_cache=True)
-        ids, _ = loop.generated(check, fast, prompt, drafter, target, gamma=4, max_gen_len=length,
-                                logits_processor=GREEDY, compile=True, what=f"(the shipped pair, greedy, compile=True, "
-                                                   f"max_gen_len={length})")
+        ids, _ = speculative.generated(check, fast, prompt, drafter, target, gamma=4, max_gen_len=length,
+                                       logits_processor=GREEDY, compile=True,
+                                       what=f"(the shipped pair, greedy, compile=True, max_gen_len={length})")
         check.require(f"compiled greedy output (shipped pair, max_gen_len={length})", ids == expected,
                       f"gave {ids}; greedy decoding of the shipped target alone gives {expected}")
         if compiled_before is not None:

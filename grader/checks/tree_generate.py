@@ -13,23 +13,33 @@ level), the law of ``mean_accepted``, and the law of the root's first two childr
 from the target's forward (i.i.d. draws of q). From the same runs: one target forward per
 round, scoring the whole tree, and ``mean_accepted`` = accepted / target forwards.
 """
+import functools
 
 import torch
 
 from grader.checks import kv_cache
 from grader.checks.harness import CheckRun
-from grader.checks.speculative_generate import GREEDY, NO_EOS, check_shipped_greedy, ids_and_number, models
+from grader.checks.loop_properties import (
+    GREEDY,
+    NO_EOS,
+    Loop,
+    check_greedy_properties,
+    check_shipped_greedy,
+    ids_and_number,
+    law_tests,
+    models,
+)
 from grader.checks.verifier_rounds import LAW_TEST
 from grader.observers.trace import LoggedModel
 from grader.oracle import acceptance, laws, stats, tree_laws
 from solutions import sampling
-from solutions.autoregressive import as_list, autoregressive_generate
+from solutions.autoregressive import as_list
 from solutions.trees import tree_parents
 from solutions.trees import tree_speculative_generate as reference_generate
 
-GREEDY_LENGTH = 10
-GREEDY_RUNS = [((2,), [0]), ((2, 2), [2, 3, 4]), ((3, 1), [5, 1]), ((2, 2, 1), [1, 2])]
-END_PROMPT = [4]  # greedy text 2 5 3 3 …: both end tokens below are accepted nodes of round 1
+GREEDY_RUNS = [(prompt, {"branching": branching, "use_cache": use_cache})
+               for branching, prompt in (((2,), [0]), ((2, 2), [2, 3, 4]), ((3, 1), [5, 1]), ((2, 2, 1), [1, 2]))
+               for use_cache in (False, True)]
 RULES = ("create one DynamicCache per model before the loop; feed each model only the tokens "
          "its cache lacks; after a round keep, in both caches, the old text and the accepted "
          "path only (gather their positions with keep_positions: rejected branches sit between "
@@ -83,13 +93,7 @@ LAW_CASES = [
 def run(check: CheckRun) -> None:
     generate = check.function("tree_speculative_generate")
     target, drafters = models()
-    for name, drafter in drafters.items():
-        for branching, prompt in GREEDY_RUNS:
-            for use_cache in (False, True):
-                check_greedy(check, generate, target, drafter, f"{name} drafter", prompt, branching, use_cache)
-    check_same_model(check, generate, target)
-    check_end_tokens(check, generate, target)
-    check_max_gen_len(check, generate, target, drafters["near"])
+    check_greedy_properties(check, as_loop(check, generate), target, drafters, GREEDY_RUNS)
     for name, prompt, branching in (("near", [2, 3], (2, 2, 1)), ("GPT-2", [0], (3, 1))):
         kv_cache.check_discipline(
             check, generate, target, drafters[name], prompt,
@@ -112,23 +116,6 @@ def generated(check: CheckRun, generate, *args, what: str, **kwargs) -> tuple[li
                           ("mean_accepted", "mean_accepted"), depth, MEAN_HINT)
 
 
-def check_greedy(check, generate, target, drafter, label, prompt, branching, use_cache):
-    label = f"{label}, prompt {prompt}, branching={branching}, use_cache={use_cache}"
-    expected = autoregressive_generate(prompt, target, max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
-    ids, _ = generated(check, generate, prompt, drafter, target, branching=branching,
-                       max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS, use_cache=use_cache,
-                       what=f"(greedy, {label})")
-    check.require(f"greedy output ({label})", ids == expected,
-                  f"gave {ids}; greedy decoding of the target alone gives {expected}",
-                  "walk from the root into the child equal to the target's argmax and stop at the "
-                  "first level where no child is: the levels after a stop (still computed, from a "
-                  "placeholder node) must add nothing, to the count or to the output; end the "
-                  "round with the target's own token. Score every node in one target forward whose "
-                  "mask lets a node see the text and its ancestors only, at the position of its depth"
-                  + (". With the cache, keep only the text and the accepted path in both caches"
-                     if use_cache else ""))
-
-
 def full_depth_mean(length: int, depth: int) -> float:
     """mean_accepted when every level of every tree is accepted (no end token)."""
     end, rounds, accepted = 0, 0, 0
@@ -138,47 +125,24 @@ def full_depth_mean(length: int, depth: int) -> float:
     return accepted / rounds
 
 
-def check_same_model(check, generate, target):
-    """The drafter is the target: p == q, so the first child of every node is accepted."""
-    branching, length = (2, 2, 1), 9
-    expected = full_depth_mean(length, len(branching))
-    for processor in (GREEDY, sampling.MultinomialProcessor(temperature=1.0)):
-        check.seed_everything("same model", repr(processor))
-        ids, mean = generated(check, generate, [2, 3], target, target, branching=branching,
-                              logits_processor=processor, max_gen_len=length, eos_tokens_id=NO_EOS,
-                              what=f"(drafter = target, {processor!r})")
-        check.require(f"drafter = target accepts every level ({processor!r})",
-                      len(ids) == length and abs(mean - expected) < 1e-9,
-                      f"gave {len(ids)} tokens with mean_accepted {mean}; expected {length} tokens "
-                      f"and {expected:.4f} (rounds of depth 3, 3, then 0 near the end)",
-                      "with p == q, min(1, p/q) = 1: the first child is always accepted; count the "
-                      "accepted nodes of each round and divide by the number of rounds")
-
-
-def check_end_tokens(check, generate, target):
-    """End tokens met as accepted nodes in the middle of the first round's path."""
-    free = autoregressive_generate(END_PROMPT, target, max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
-    early, late = free[0], free[1]
-    for eos, expected, prop in ((late, free[:2], "end token (int) inside a tree's path"),
-                                ([late, early], free[:1], "end tokens (list): the earliest wins")):
-        ids, _ = generated(check, generate, END_PROMPT, target, target, branching=(2, 2, 1),
-                           max_gen_len=GREEDY_LENGTH, eos_tokens_id=eos, what=f"(eos_tokens_id={eos})")
-        check.require(prop, ids == expected, f"with eos_tokens_id={eos} gave {ids}; expected {expected}",
-                      "look for end tokens among all the tokens a round emits (the accepted path and "
-                      "the last token), stop right after the earliest one and include it")
-
-
-def check_max_gen_len(check, generate, target, drafter):
-    free = autoregressive_generate([1, 2], target, max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
-    for length in (1, 2, 3, 5):
-        for name, model in (("drafter = target", target), ("near drafter", drafter)):
-            ids, _ = generated(check, generate, [1, 2], model, target, branching=(2, 2, 1),
-                               max_gen_len=length, eos_tokens_id=NO_EOS,
-                               what=f"(max_gen_len={length}, branching=(2, 2, 1), {name})")
-            check.require(f"max_gen_len={length} ({name})", ids == free[:length],
-                          f"gave {ids}; expected {free[:length]}",
-                          "a round's tree has depth min(len(branching), tokens left − 1), so that "
-                          "the round's own token still fits: never return more than max_gen_len")
+def as_loop(check: CheckRun, generate) -> Loop:
+    """The tree loop for the shared greedy properties, with branching (2, 2, 1)."""
+    return Loop(
+        call=functools.partial(generated, check, generate), shape={"branching": (2, 2, 1)}, depth=3,
+        first_drafted=0, all_accepted=lambda length: full_depth_mean(length, 3),
+        drafted="a tree's path", accepts_every="level", returns="mean_accepted",
+        greedy_hint="walk from the root into the child equal to the target's argmax and stop at the "
+                    "first level where no child is: the levels after a stop (still computed, from a "
+                    "placeholder node) must add nothing, to the count or to the output; end the "
+                    "round with the target's own token. Score every node in one target forward whose "
+                    "mask lets a node see the text and its ancestors only, at the position of its "
+                    "depth. With the cache, keep only the text and the accepted path in both caches",
+        same_model_hint="with p == q, min(1, p/q) = 1: the first child is always accepted; count the "
+                        "accepted nodes of each round and divide by the number of rounds",
+        end_tokens_hint="look for end tokens among all the tokens a round emits (the accepted path "
+                        "and the last token), stop right after the earliest one and include it",
+        max_gen_len_hint="a round's tree has depth min(len(branching), tokens left − 1), so that the "
+                         "round's own token still fits: never return more than max_gen_len")
 
 
 def check_shipped_pair(check, generate):
@@ -216,13 +180,7 @@ def check_law(check, generate, target, drafters, case):
                                  case.processor, eos)
     target_law = laws.sequence_law(target, case.prompt, case.length, case.processor, eos)
     outputs = [s for s, _ in samples]
-    check.test(f"law of the first {case.length} tokens ({label})",
-               stats.goodness_of_fit(outputs, target_law, "sequence", **LAW_TEST), LAW_HINT)
-    for position in range(case.length):
-        observed = [s[position] if position < len(s) else None for s in outputs]
-        check.test(f"law of token {position + 1} ({label})",
-                   stats.goodness_of_fit(observed, laws.marginal(target_law, position),
-                                         f"token {position + 1}", **LAW_TEST), LAW_HINT)
+    law_tests(check, outputs, target_law, case.length, label, LAW_HINT, **LAW_TEST)
     check.test(f"joint law of the output and mean_accepted ({label})",
                stats.goodness_of_fit(samples, law, "(sequence, mean_accepted)", **LAW_TEST), LAW_HINT)
     check.test(f"law of mean_accepted ({label})",
