@@ -4,25 +4,17 @@
 Deterministic properties under greedy decoding, where the output must equal target-only
 greedy decoding token for token (grader/checks/loop_properties.py, shared by every loop):
 end tokens inside a draft, ``max_gen_len`` reached in the middle of a draft, a drafter
-identical to the target (every draft accepted); then what each model is fed. Statistical properties against exact laws computed by enumeration
-through the tiny target: the law of the first L generated tokens (jointly, and token by
-token) under several processors, gammas, prompts and drafters, and the law of the
-acceptance rate the loop returns (grader/oracle/acceptance.py).
+identical to the target (every draft accepted); then what each model is fed. Statistical
+properties against exact laws computed by enumeration through the tiny target: the law of
+the first L generated tokens (jointly, and token by token) under several processors,
+gammas, prompts and drafters, and the law of the acceptance rate the loop returns
+(grader/oracle/acceptance.py).
 """
 import functools
 
 from grader.checks.harness import CheckRun
-from grader.checks.loop_properties import (
-    GREEDY,
-    GREEDY_LENGTH,
-    NO_EOS,
-    Loop,
-    check_greedy_properties,
-    check_shipped_greedy,
-    ids_and_number,
-    law_tests,
-    models,
-)
+from grader.checks.loop_properties import GREEDY, GREEDY_LENGTH, NO_EOS, Loop, check_greedy_properties
+from grader.checks.loop_properties import check_shipped_greedy, ids_and_number, law_tests, models
 from grader.observers.trace import LoggedModel, traced
 from grader.oracle import acceptance, laws, stats
 from solutions import sampling

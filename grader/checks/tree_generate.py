@@ -19,16 +19,8 @@ import torch
 
 from grader.checks import kv_cache
 from grader.checks.harness import CheckRun
-from grader.checks.loop_properties import (
-    GREEDY,
-    NO_EOS,
-    Loop,
-    check_greedy_properties,
-    check_shipped_greedy,
-    ids_and_number,
-    law_tests,
-    models,
-)
+from grader.checks.loop_properties import GREEDY, NO_EOS, Loop, check_greedy_properties, check_shipped_greedy
+from grader.checks.loop_properties import ids_and_number, law_tests, models
 from grader.checks.verifier_rounds import LAW_TEST
 from grader.observers.trace import LoggedModel
 from grader.oracle import acceptance, laws, stats, tree_laws
