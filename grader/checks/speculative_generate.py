@@ -13,8 +13,17 @@ gammas, prompts and drafters, and the law of the acceptance rate the loop return
 import functools
 
 from grader.checks.harness import CheckRun
-from grader.checks.loop_properties import GREEDY, GREEDY_LENGTH, NO_EOS, Loop, check_greedy_properties
-from grader.checks.loop_properties import check_shipped_greedy, ids_and_number, law_tests, models
+from grader.checks.loop_properties import (
+    GREEDY,
+    GREEDY_LENGTH,
+    NO_EOS,
+    Loop,
+    check_greedy_properties,
+    check_shipped_greedy,
+    ids_and_number,
+    law_tests,
+    models,
+)
 from grader.observers.trace import LoggedModel, traced
 from grader.oracle import acceptance, laws, stats
 from solutions import sampling

@@ -18,9 +18,8 @@ import functools
 import torch
 
 from grader.checks import kv_cache
+from grader.checks import loop_properties as shared
 from grader.checks.harness import CheckRun
-from grader.checks.loop_properties import GREEDY, NO_EOS, Loop, check_greedy_properties, check_shipped_greedy
-from grader.checks.loop_properties import ids_and_number, law_tests, models
 from grader.checks.verifier_rounds import LAW_TEST
 from grader.observers.trace import LoggedModel
 from grader.oracle import acceptance, laws, stats, tree_laws
@@ -75,22 +74,22 @@ class Case:
 
 LAW_CASES = [
     Case(sampling.MultinomialProcessor(temperature=1.0), [0], (2,), "near", 3, 200),
-    Case(sampling.MultinomialProcessor(temperature=0.8), [2, 3], (2, 2), "GPT-2", 4, 200, eos=NO_EOS,
+    Case(sampling.MultinomialProcessor(temperature=0.8), [2, 3], (2, 2), "GPT-2", 4, 200, eos=shared.NO_EOS,
          use_cache=True),
     Case(sampling.TopKProcessor(temperature=1.0, top_k=4), [4, 4], (3, 1), "near", 4, 200, use_cache=True),
-    Case(sampling.MultinomialProcessor(temperature=1.0), [5], (2, 2, 1), "near", 4, 200, eos=NO_EOS),
+    Case(sampling.MultinomialProcessor(temperature=1.0), [5], (2, 2, 1), "near", 4, 200, eos=shared.NO_EOS),
 ]
 
 
 def run(check: CheckRun) -> None:
     generate = check.function("tree_speculative_generate")
-    target, drafters = models()
-    check_greedy_properties(check, as_loop(check, generate), target, drafters, GREEDY_RUNS)
+    target, drafters = shared.models()
+    shared.check_greedy_properties(check, as_loop(check, generate), target, drafters, GREEDY_RUNS)
     for name, prompt, branching in (("near", [2, 3], (2, 2, 1)), ("GPT-2", [0], (3, 1))):
         kv_cache.check_discipline(
             check, generate, target, drafters[name], prompt,
-            dict(branching=branching, logits_processor=GREEDY, max_gen_len=12, eos_tokens_id=NO_EOS,
-                 use_cache=True),
+            dict(branching=branching, logits_processor=shared.GREEDY, max_gen_len=12,
+                 eos_tokens_id=shared.NO_EOS, use_cache=True),
             f"{name} drafter, prompt {prompt}, branching={branching}",
             reference=reference_generate, returned=generated, rules=RULES)
     check_shipped_pair(check, generate)
@@ -102,9 +101,9 @@ def generated(check: CheckRun, generate, *args, what: str, **kwargs) -> tuple[li
     """The learner's ``(ids, mean_accepted)``, after checking their types (mean_accepted at
     most the tree's depth). Greedy unless told otherwise, with the reference's processor
     (not the learner's default)."""
-    kwargs.setdefault("logits_processor", GREEDY)
+    kwargs.setdefault("logits_processor", shared.GREEDY)
     depth = len(kwargs.get("branching", (2, 2, 1)))
-    return ids_and_number(check, check.call(generate, *args, what=what, **kwargs), what,
+    return shared.ids_and_number(check, check.call(generate, *args, what=what, **kwargs), what,
                           ("mean_accepted", "mean_accepted"), depth, MEAN_HINT)
 
 
@@ -117,9 +116,9 @@ def full_depth_mean(length: int, depth: int) -> float:
     return accepted / rounds
 
 
-def as_loop(check: CheckRun, generate) -> Loop:
+def as_loop(check: CheckRun, generate) -> shared.Loop:
     """The tree loop for the shared greedy properties, with branching (2, 2, 1)."""
-    return Loop(
+    return shared.Loop(
         call=functools.partial(generated, check, generate), shape={"branching": (2, 2, 1)}, depth=3,
         first_drafted=0, all_accepted=lambda length: full_depth_mean(length, 3),
         drafted="a tree's path", accepts_every="level", returns="mean_accepted",
@@ -138,10 +137,10 @@ def as_loop(check: CheckRun, generate) -> Loop:
 
 
 def check_shipped_pair(check, generate):
-    check_shipped_greedy(check, "greedy output (shipped pair)", ["def read_config(path):\n"], 16,
-                         lambda prompt, drafter, target: generated(
-                             check, generate, prompt, drafter, target, max_gen_len=16, use_cache=True,
-                             what="(the shipped pair, greedy, branching=(2, 2, 1))")[0])
+    shared.check_shipped_greedy(check, "greedy output (shipped pair)", ["def read_config(path):\n"], 16,
+                                lambda prompt, drafter, target: generated(
+                                    check, generate, prompt, drafter, target, max_gen_len=16, use_cache=True,
+                                    what="(the shipped pair, greedy, branching=(2, 2, 1))")[0])
 
 
 def check_law(check, generate, target, drafters, case):
@@ -172,7 +171,7 @@ def check_law(check, generate, target, drafters, case):
                                  case.processor, eos)
     target_law = laws.sequence_law(target, case.prompt, case.length, case.processor, eos)
     outputs = [s for s, _ in samples]
-    law_tests(check, outputs, target_law, case.length, label, LAW_HINT, **LAW_TEST)
+    shared.law_tests(check, outputs, target_law, case.length, label, LAW_HINT, **LAW_TEST)
     check.test(f"joint law of the output and mean_accepted ({label})",
                stats.goodness_of_fit(samples, law, "(sequence, mean_accepted)", **LAW_TEST), LAW_HINT)
     check.test(f"law of mean_accepted ({label})",
