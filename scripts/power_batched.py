@@ -12,7 +12,7 @@
    twin pair's accepted counts and of their first tokens, and the probability that one
    test alone rejects the product law at Holm's first step (p ≤ 1e-3 / tests; Pearson's
    noncentral χ² on the pooled cells, as in scripts/power_trees.py).
-4. The time of each check on the reference, and the machine's load (`uptime`) before the
+4. The time of each check on the reference, and the machine's load averages before the
    runs, after them and after the timing.
 
 Writes docs/statistics_batched.md.
@@ -23,7 +23,6 @@ import argparse
 import functools
 import re
 import statistics
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -35,19 +34,16 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from grader.bench.timing import load_averages  # noqa: E402
+from grader.checks.harness import FAMILY_ERROR_RATE  # noqa: E402
 from grader.oracle import laws, verifier_laws  # noqa: E402
 from grader.selftest import mutants  # noqa: E402
-from grader.checks.harness import FAMILY_ERROR_RATE  # noqa: E402
 from scripts.power_trees import test_power  # noqa: E402  (one test's power, noncentral χ²)
 
 EXERCISES = ("batched_verify", "batched_generate")
 FOLDER = ROOT / "tests" / "mutants"
 OUTPUT = ROOT / "docs" / "statistics_batched.md"
 CONFIRM_SEEDS = 2  # a mutant caught by deterministic properties only
-
-
-def uptime() -> str:
-    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
 
 
 def short(prop: str) -> str:
@@ -157,7 +153,7 @@ def main():
     parser.add_argument("--timing-runs", type=int, default=3, help="runs of each check on the reference, timed")
     args = parser.parse_args()
     started = time.perf_counter()
-    load = {"before": uptime()}
+    load = {"before": load_averages()}
 
     found = [m for m in mutants.all_mutants(FOLDER) if m.exercise in EXERCISES]
     path = {m.name: str(FOLDER / f"{m.name}.py") for m in found}
@@ -174,12 +170,12 @@ def main():
     jobs += [("reference", e, "solutions", seed) for e in reversed(EXERCISES)
              for seed in range(args.reference_seeds)]
     results = first + run_jobs(jobs, args.jobs)
-    load["after the runs"] = uptime()
+    load["after the runs"] = load_averages()
 
     # timed alone, one check at a time, as a learner runs them
     seconds = {e: [mutants.graded(("reference", e, "solutions", seed))[5] for seed in range(args.timing_runs)]
                for e in EXERCISES}
-    load["after the timing"] = uptime()
+    load["after the timing"] = load_averages()
     tests = test_counts()
     power = twin_power(tests["batched_verify"])
     command = "python " + " ".join([Path(__file__).relative_to(ROOT).as_posix()] + sys.argv[1:])
@@ -306,7 +302,7 @@ Each check on the reference, {args.timing_runs} runs one at a time in the main p
 thread; 2 CPU cores, shared with other work): {timing}; both together {total:.1f} s. In the
 worker pool ({args.jobs} processes side by side) the reference's median was {pooled}.
 
-Load (`uptime`):
+Load averages (1, 5 and 15 minutes):
 
 - before the runs: `{load['before']}`
 - after the runs: `{load['after the runs']}`

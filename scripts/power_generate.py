@@ -21,6 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from grader.bench.timing import load_averages  # noqa: E402
 from grader.checks import speculative_generate as check  # noqa: E402
 from grader.checks.loop_properties import models  # noqa: E402
 from grader.selftest import mutants  # noqa: E402
@@ -110,17 +111,19 @@ def main():
     reference = {e: [r for r in results if r[0] == "reference" and r[1] == e] for e in EXERCISES}
     false_failures = {e: sum(r[3] != "passed" for r in runs) for e, runs in reference.items()}
     # timed alone, one check at a time, as a learner runs them
+    load_before = load_averages()
     seconds = {e: [mutants.graded(("reference", e, "solutions", seed))[5] for seed in range(3)] for e in EXERCISES}
+    load = f"load averages (1, 5, 15 minutes) {load_before} before the timing, {load_averages()} after"
     both = sum(statistics.median(s) for s in seconds.values())
     command = "python " + " ".join([Path(__file__).relative_to(ROOT).as_posix()] + sys.argv[1:])
-    write_report(rows, false_failures, calibrated, seconds, both, args, command)
+    write_report(rows, false_failures, calibrated, seconds, both, load, args, command)
     print(f"both checks on the reference: {both:.1f} s (the sum of each check's median of 3 runs)")
     print(f"false failures: {false_failures} over {args.reference_seeds} seeds each; the tests "
           f"alone on exact draws: {calibrated} of {args.calibration}")
     print(f"every mutant detected under every seed: {all_detected}; table in {OUTPUT.relative_to(ROOT)}")
 
 
-def write_report(rows, false_failures, calibrated, seconds, both, args, command):
+def write_report(rows, false_failures, calibrated, seconds, both, load, args, command):
     timing = ", ".join(f"{e} {statistics.median(s):.1f} s (max {max(s):.1f} s)" for e, s in seconds.items())
     failures = "; ".join(f"{e}: {n} of {args.reference_seeds}" for e, n in false_failures.items())
     len_tests = 1 + sum(1 + case.length for case in [check.ACCEPTANCE_CASE] + check.LAW_CASES)
@@ -158,8 +161,7 @@ bring it back to 1e-3 for every check.
 ## Time
 
 Median of three runs of each check on the reference, one at a time, in this process
-(one thread; 2 CPU cores, shared with whatever else ran): {timing}; both checks
-together {both:.1f} s.
+(one thread; {load}): {timing}; both checks together {both:.1f} s.
 """)
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from grader.bench.timing import load_averages  # noqa: E402
 from grader.selftest import mutants  # noqa: E402
 from scripts.power_generate import run_one  # noqa: E402  (one check under one seed, in a worker)
 
@@ -41,10 +42,12 @@ def main():
             for m in found for seed in range(args.seeds)]
     jobs += [("reference", EXERCISE, "solutions", seed) for seed in range(args.reference_seeds)]
     by_label: dict[str, list] = {}
+    load = [load_averages()]
     with ProcessPoolExecutor(args.jobs) as pool:
         for label, _, seed, status, properties, seconds in pool.map(run_one, jobs):
             by_label.setdefault(label, []).append((status, properties, seconds))
             print(label, seed, status, f"{seconds:.1f}s", flush=True)
+    load.append(load_averages())
 
     rows = []
     for m in found:
@@ -58,7 +61,7 @@ def main():
     seconds = [s for _, _, s in reference]
     median = statistics.median(seconds) if seconds else float("nan")
     command = "python " + " ".join([Path(__file__).relative_to(ROOT).as_posix()] + sys.argv[1:])
-    OUTPUT.write_text(report(rows, false_failures, seconds, args, command))
+    OUTPUT.write_text(report(rows, false_failures, seconds, load, args, command))
     print(f"the check on the reference: median {median:.1f} s (budget {BUDGET_S} s, "
           f"{args.jobs} checks at a time)")
     print(f"false failures of the reference: {false_failures} of {len(reference)}")
@@ -66,7 +69,7 @@ def main():
     print(f"every mutant detected under every seed: {everything}; table in {OUTPUT.relative_to(ROOT)}")
 
 
-def report(rows, false_failures, seconds, args, command) -> str:
+def report(rows, false_failures, seconds, load, args, command) -> str:
     table = "\n".join(f"| `{name}` | {bug} | {detected}/{total} | {caught} |"
                       for name, bug, detected, total, caught in rows)
     timing = (f"median {statistics.median(seconds):.1f} s, max {max(seconds):.1f} s" if seconds
@@ -98,7 +101,8 @@ Holm-corrected at family error rate 1e-3; its deterministic properties never fai
 ## Time
 
 The check on the reference, on this machine (2 CPU cores, one thread per check,
-{args.jobs} checks at a time): {timing} (budget {BUDGET_S} s).
+{args.jobs} checks at a time): {timing} (budget {BUDGET_S} s). Load averages (1, 5 and
+15 minutes) {load[0]} before the runs and {load[1]} after.
 """
 
 

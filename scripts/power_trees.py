@@ -30,11 +30,11 @@ from scipy import stats as scipy_stats
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.oracle import laws, power, stats, tree_laws  # noqa: E402
-from grader.selftest import mutants  # noqa: E402
 from grader.checks import multi_draft, tree_generate  # noqa: E402
 from grader.checks.harness import FAMILY_ERROR_RATE  # noqa: E402
 from grader.checks.verifier_rounds import LAW_TEST  # noqa: E402
+from grader.oracle import laws, power, stats, tree_laws  # noqa: E402
+from grader.selftest import mutants  # noqa: E402
 from solutions.autoregressive import as_list  # noqa: E402
 
 EXERCISES = ("multi_draft", "tree_attention", "tree_generate")

@@ -24,6 +24,12 @@ def set_threads(threads: int) -> int:
     return torch.get_num_threads()
 
 
+def load_averages() -> str:
+    """The machine's 1-, 5- and 15-minute load averages, as a reader compares them with
+    its core count: "0.52/0.61/0.70 on 2 cores"."""
+    return "/".join(f"{x:.2f}" for x in os.getloadavg()) + f" on {os.cpu_count()} cores"
+
+
 class LoadMeter:
     """``with LoadMeter() as load:`` measures the CPU other processes use during the block.
 
