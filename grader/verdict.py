@@ -71,6 +71,32 @@ def format_table(table: list[list[str]]) -> str:
     return "\n".join("      " + line for line in lines)
 
 
+def split_case(prop: str) -> tuple[str, str]:
+    """A property's name and its case, the trailing parenthesis: "law of token 1 (T=0.6,
+    prompt [2])" -> ("law of token 1", "(T=0.6, prompt [2])"); ("greedy", "") without one."""
+    if not prop.endswith(")"):
+        return prop, ""
+    depth = 0
+    for index in range(len(prop) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(prop[index], 0)
+        if depth == 0:
+            return (prop[:index].rstrip(), prop[index:]) if index else (prop, "")
+    return prop, ""
+
+
+def listed(properties: list[str]) -> str:
+    """Property names with each case written once: "law of token 1, law of token 2 (T=0.6);
+    law of the first 5 tokens (top-k)" for consecutive properties that share a case."""
+    groups: list[tuple[list[str], str]] = []
+    for prop in properties:
+        name, case = split_case(prop)
+        if groups and case and groups[-1][1] == case:
+            groups[-1][0].append(name)
+        else:
+            groups.append(([name], case))
+    return "; ".join(", ".join(names) + (f" {case}" if case else "") for names, case in groups)
+
+
 def format_text(verdict: Verdict, verbose: bool = False, timing: bool = True) -> str:
     """A deterministic block of text (nbval compares it when ``timing`` is False)."""
     head = f"{SYMBOLS[verdict.status]} {verdict.exercise}: {verdict.status}"
@@ -78,8 +104,12 @@ def format_text(verdict: Verdict, verbose: bool = False, timing: bool = True) ->
         head += f" ({verdict.seconds:.1f}s)"
     lines = [head, f"  {verdict.summary}"]
     findings = verdict.findings if verbose else verdict.findings[:SHOWN_FINDINGS]
+    previous_case = ""
     for finding in findings:
-        lines.append(f"  - {finding.property}: {finding.message}")
+        name, case = split_case(finding.property)
+        shown = f"{name} (same case)" if case and case == previous_case else finding.property
+        previous_case = case
+        lines.append(f"  - {shown}: {finding.message}")
         if finding.p_value is not None:
             lines.append(f"    statistic {finding.statistic:.4g}, p-value {finding.p_value:.3g}, "
                          f"{finding.draws} draws, seed {verdict.seed}")
@@ -97,7 +127,7 @@ def format_text(verdict: Verdict, verbose: bool = False, timing: bool = True) ->
         lines.append(f"  {power_statement(verdict.detectable)}")
     if verbose and verdict.observed:
         lines.append(f"  {len(verdict.observed)} properties were judged from what was observed in "
-                     f"the process running your code: {'; '.join(verdict.observed)}")
+                     f"the process running your code: {listed(verdict.observed)}")
     if verbose and verdict.traceback:
         lines.append(verdict.traceback.rstrip())
     return "\n".join(lines)

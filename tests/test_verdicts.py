@@ -7,7 +7,7 @@ import pytest
 from grader import exercises
 from grader.selftest import mutants
 from grader.selftest.in_process import replayed
-from grader.verdict import FAILED, format_text
+from grader.verdict import FAILED, format_text, split_case
 
 MUTANTS = Path(__file__).parent / "mutants"
 
@@ -105,3 +105,15 @@ def test_a_verbose_verdict_says_how_small_a_change_each_test_sees():
     text = format_text(verdict, verbose=True)
     assert "power: each of the 28 statistical tests detects" in text
     assert "power:" not in format_text(verdict)  # only with -v
+
+
+def test_a_case_shared_by_failed_properties_is_written_once(tmp_path):
+    """ngram's fresh resample fails several laws of one case: the summary names that case
+    once, and each finding after the first of a case says "(same case)"."""
+    verdict = verdict_of("ngram_fresh_resample", tmp_path)
+    text = format_text(verdict)
+    summary, findings = text.splitlines()[1], [f.property for f in verdict.findings]
+    cases = [split_case(p)[1] for p in findings]
+    repeated = next(c for c, d in zip(cases, cases[1:]) if c and c == d)
+    assert summary.count(repeated) == 1 and repeated in summary, summary
+    assert text.count(repeated) == 1 + summary.count(repeated) and "(same case)" in text, text

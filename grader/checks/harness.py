@@ -45,7 +45,7 @@ from grader import exercises
 from grader.exercises import Exercise
 from grader.observers import observation
 from grader.oracle import power, stats
-from grader.verdict import ERROR, FAILED, NOT_DEFINED, NOT_STARTED, PASSED, Finding, Verdict
+from grader.verdict import ERROR, FAILED, NOT_DEFINED, NOT_STARTED, PASSED, Finding, Verdict, listed
 
 FAMILY_ERROR_RATE = 1e-3  # a correct implementation fails a check with at most this probability
 
@@ -202,8 +202,8 @@ class CheckRun:
 
     def _failed(self, findings: list[Finding]) -> str:
         names = list(dict.fromkeys(f.property for f in findings))
-        listed = "; ".join(names[:3]) + (f"; and {len(names) - 3} more" if len(names) > 3 else "")
-        return f"{len(findings)} of {self.properties} properties failed: {listed}."
+        shown = listed(names[:3]) + (f"; and {len(names) - 3} more" if len(names) > 3 else "")
+        return f"{len(findings)} of {self.properties} properties failed: {shown}."
 
     # --- randomness ----------------------------------------------------------------
     def generator(self, *key) -> torch.Generator:
