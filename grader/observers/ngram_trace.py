@@ -6,7 +6,7 @@ round's drafts. Walking the forwards in order beside the final output tells wher
 round started, what it drafted and how many drafts were accepted: an exact verifier
 never emits a rejected point-mass draft (the residual gives it no mass), so the accepted
 drafts are exactly the leading ones that agree with the output. The rounds come out as
-``grader.observers.trace.Round``s, so ``trace.to_html`` and ``trace.acceptance_by_position`` apply.
+``grader.observers.trace.Round``s, so ``round_colours.to_html`` (grader/bench) and ``trace.acceptance_by_position`` apply.
 """
 from grader.observers.trace import Call, LoggedModel, Round, classify
 

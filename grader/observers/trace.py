@@ -5,18 +5,11 @@ Both models are wrapped so that every forward lands, in call order, in one share
 previous target forward (its ``k`` drafts) followed by one target forward, which sees
 the sequence up to the last draft: ``cached + fed = start + k``. Comparing the drafts
 the target was fed with the output tells which were accepted, and whether the round's
-last token was a correction or the bonus.
+last token was a correction or the bonus (grader/bench/round_colours.py draws it).
 """
-import html
 from dataclasses import dataclass, field
 
 from grader.observers.recording import Forward, RecordingModel
-
-KIND_COLOURS = {"accepted": "#b7e4c7", "correction": "#ffd6a5", "bonus": "#a0c4ff",
-                "target": "#e5e5e5", "rejected": "#ffadad"}
-KIND_MEANING = {"accepted": "draft accepted", "rejected": "draft rejected",
-                "correction": "correction (after a rejection)",
-                "bonus": "bonus (every draft accepted)", "target": "sampled by the target alone"}
 
 
 @dataclass
@@ -114,20 +107,3 @@ def acceptance_by_position(found: list[Round]) -> list[tuple[int, int]]:
                 counts[i][1] += 1
                 counts[i][0] += i < r.accepted
     return [tuple(c) for c in counts]
-
-
-def to_html(found: list[Round], decode, prompt_text: str = "") -> str:
-    """The output, each token coloured by its kind; rejected drafts struck through."""
-    def span(text: str, kind: str, strike: bool = False) -> str:
-        style = f"background:{KIND_COLOURS[kind]};" + ("text-decoration:line-through;" if strike else "")
-        return f'<span title="{KIND_MEANING[kind]}" style="{style}">{html.escape(text)}</span>'
-
-    parts = [html.escape(prompt_text)]
-    for r in found:
-        for i, (token, kind) in enumerate(zip(r.tokens, r.kinds)):
-            if kind == "correction":
-                parts.append(span(decode([r.drafts[i]]), "rejected", strike=True))
-            parts.append(span(decode([token]), kind))
-    legend = " ".join(span(KIND_MEANING[k], k, k == "rejected") for k in KIND_COLOURS)
-    return (f'<div style="font-family:monospace;white-space:pre-wrap;line-height:1.6">'
-            f'{"".join(parts)}</div><div style="margin-top:6px">{legend}</div>')
