@@ -20,7 +20,9 @@ it rises.
 
 Exercises, in order: ``expected_acceptance`` (``grader check expected_acceptance``),
 ``distillation_loss`` (``grader check distillation_loss``), ``on_policy_batch``
-(``grader check on_policy_batch``), ``train_drafter`` (``grader check train_drafter``).
+(``grader check on_policy_batch``), ``train_drafter`` (``grader check train_drafter``);
+``distillation_loss`` has the steps ``divergence`` and ``kl``, ``train_drafter`` the step
+``held_out_alpha``, graded with them.
 ``sample_continuations`` (T = 1 sampling of a batch of rows) is provided complete below
 the stubs.
 
@@ -64,8 +66,28 @@ def distillation_loss(target_logits: torch.Tensor, draft_logits: torch.Tensor, k
     teacher: its side is a constant, so no gradient may reach ``target_logits``.
 
     Hint: ``log_p = (target_logits.detach() / temperature).log_softmax(-1)``, the same for
-    ``log_q`` without ``detach``: log-probabilities, never raw logits, in the formulas.
+    ``log_q`` without ``detach``: log-probabilities, never raw logits, in the formulas; then
+    ``divergence(log_p, log_q, kind).mean()`` (its step, below, with ``kl``).
     ``torch.logaddexp(log_p, log_q) − log 2`` is ``log m``.
+    """
+    raise NotImplementedError
+
+
+def divergence(log_p: torch.Tensor, log_q: torch.Tensor, kind: str) -> torch.Tensor:
+    """The divergence of ``kind`` per position from log-probabilities ``[..., V]`` -> ``[...]``.
+
+    A step of ``distillation_loss``: ``log_p`` the target's, ``log_q`` the drafter's, both
+    from ``log_softmax``. ``"forward_kl"``: ``kl(log_p, log_q)``; ``"reverse_kl"``:
+    ``kl(log_q, log_p)``; ``"jsd"``: ``½ kl(log_p, log_m) + ½ kl(log_q, log_m)``;
+    ``"total_variation"``: ``½ Σ |p − q|`` over the last dim.
+    """
+    raise NotImplementedError
+
+
+def kl(log_a: torch.Tensor, log_b: torch.Tensor) -> torch.Tensor:
+    """KL(a‖b) = Σ a (log a − log b) over the last dim, from log-probabilities ``[..., V]`` -> ``[...]``.
+
+    Hint: ``a = log_a.exp()``; the sum runs over ``dim=-1``.
     """
     raise NotImplementedError
 
@@ -106,8 +128,19 @@ def train_drafter(drafter, target, prompts: torch.Tensor, held_out: torch.Tensor
     continued ``length`` tokens by the target (``sample_continuations``, once, before
     training): the positions a speculative loop drafts.
 
-    Hint: ``drafter.train()`` around the step, ``drafter.eval()`` to measure; the target's
-    ``p`` on the held-out texts never changes, so compute it once.
+    Hint: ``drafter.train()`` around the step, ``drafter.eval()`` to measure with
+    ``held_out_alpha`` (its step, below); the target's ``p`` on the held-out texts never
+    changes, so compute it once.
+    """
+    raise NotImplementedError
+
+
+def held_out_alpha(drafter, texts: torch.Tensor, p: torch.Tensor, start: int) -> float:
+    """Mean α at positions ``start + 1 …`` of ``texts`` ``[H, T]``, the target's ``p`` given.
+
+    A step of ``train_drafter``: ``p`` ``[H, T − 1 − start, V]`` is the target's distribution
+    at those positions (computed once); ``q`` is the drafter's now, from one forward under
+    ``torch.no_grad()``, ``logits[:, start:-1]``. Returns a Python float.
     """
     raise NotImplementedError
 
