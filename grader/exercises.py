@@ -63,9 +63,9 @@ EXERCISES = (
     Exercise("distillation_loss", 10, "forward KL, reverse KL, JSD and total variation, with their gradients",
              ("distillation_loss", "divergence", "kl"), "distill", "grader.checks.distillation_loss", 0.1),
     Exercise("on_policy_batch", 10, "training rows continued by the drafter, labelled by the target",
-             ("on_policy_batch",), "distill", "grader.checks.on_policy_batch", 1.0),
+             ("on_policy_batch",), "distill", "grader.checks.on_policy_batch", 0.1),
     Exercise("train_drafter", 10, "the distillation loop, α measured along held-out continuations",
-             ("train_drafter", "held_out_alpha"), "distill", "grader.checks.train_drafter", 2.0),
+             ("train_drafter", "held_out_alpha"), "distill", "grader.checks.train_drafter", 2.1),
 )
 
 BY_ID = {exercise.id: exercise for exercise in EXERCISES}
