@@ -13,14 +13,16 @@ from grader.verdict import FAILED, format_text
 from solutions import distill
 
 MUTANTS = Path(__file__).parent / "mutants"
-REASONS = {  # mutant -> the property its first finding must name
-    "distill_alpha_mean_q_at_draft": "α = 1 − TV(p, q) to 1e-12",
-    "distill_p_q_swapped": "value (forward_kl",
-    "distill_tv_without_half": "value (total_variation",
-    "distill_logits_not_log_probabilities": "value (forward_kl",
-    "distill_target_not_detached": "no gradient into the target's logits",
-    "distill_off_policy_labelled_on_policy": "the rows marked from the drafter follow the drafter's law",
-    "distill_optimises_target": "lowers the divergence",
+REASONS = {  # mutant -> the property its first finding must name, and words of its message
+    "distill_alpha_mean_q_at_draft": ("α = 1 − TV(p, q) to 1e-12", "α differs from 1 − ½ Σ |p − q|"),
+    "distill_p_q_swapped": ("value (forward_kl", "the formula gives"),
+    "distill_tv_without_half": ("value (total_variation", "the formula gives"),
+    "distill_logits_not_log_probabilities": ("value (forward_kl", "the formula gives"),
+    "distill_target_not_detached": ("no gradient into the target's logits", "reached target_logits"),
+    "distill_off_policy_labelled_on_policy": ("the rows marked from the drafter follow the drafter's law",
+                                              "do not follow their exact law given the prompt"),
+    "distill_optimises_target": ("lowers the divergence", "after 40 steps, the exact mean forward_kl at held-out "
+                                                          "positions went from 4.3094 to 4.3094"),
 }
 
 
@@ -58,16 +60,11 @@ def test_bad_input_gets_a_clear_error():
 
 @pytest.mark.parametrize("name", REASONS)
 def test_a_mutant_fails_for_its_own_bug(name, tmp_path):
+    """The first finding names the bug's property, and its message shows the numbers (for the
+    loop: the exact divergence before and after 40 steps, unchanged since the drafter never moved)."""
     mutant = mutants.load(MUTANTS / f"{name}.py")
     verdict = replayed(exercises.get(mutant.exercise), str(mutants.build(mutant, tmp_path)), seed=0)
+    prop, words = REASONS[name]
     assert verdict.status == FAILED, format_text(verdict, verbose=True)
-    assert verdict.findings[0].property.startswith(REASONS[name]), format_text(verdict, verbose=True)
-
-
-def test_the_training_verdict_shows_the_numbers(tmp_path):
-    mutant = mutants.load(MUTANTS / "distill_optimises_target.py")
-    verdict = replayed(exercises.get("train_drafter"), str(mutants.build(mutant, tmp_path)), seed=0)
-    message = verdict.findings[0].message
-    assert "after 40 steps, the exact mean forward_kl at held-out positions went from" in message
-    before, after = message.split("went from ")[1].split(" and")[0].split(" to ")
-    assert before == after  # the drafter never moved
+    assert verdict.findings[0].property.startswith(prop), format_text(verdict, verbose=True)
+    assert words in verdict.findings[0].message, verdict.findings[0].message
