@@ -58,6 +58,14 @@ EXERCISES = (
              ("tree_layout",), "trees", "grader.checks.tree_attention", 0.1),
     Exercise("tree_generate", 9, "speculative decoding with a token tree per round",
              ("tree_speculative_generate",), "trees", "grader.checks.tree_generate", 6.4),
+    Exercise("expected_acceptance", 10, "the acceptance probability α = Σ min(p, q) = 1 − TV(p, q)",
+             ("expected_acceptance",), "distill", "grader.checks.expected_acceptance", 0.1),
+    Exercise("distillation_loss", 10, "forward KL, reverse KL, JSD and total variation, with their gradients",
+             ("distillation_loss", "divergence", "kl"), "distill", "grader.checks.distillation_loss", 0.1),
+    Exercise("on_policy_batch", 10, "training rows continued by the drafter, labelled by the target",
+             ("on_policy_batch",), "distill", "grader.checks.on_policy_batch", 0.1),
+    Exercise("train_drafter", 10, "the distillation loop, α measured along held-out continuations",
+             ("train_drafter", "held_out_alpha"), "distill", "grader.checks.train_drafter", 2.1),
 )
 
 BY_ID = {exercise.id: exercise for exercise in EXERCISES}

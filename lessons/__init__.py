@@ -19,6 +19,8 @@ _MODULES = {
     "tree_speculative_generate": "trees",
     "fast_speculative_generate": "fast", "fast_autoregressive_generate": "fast",
     "batched_speculative_sampling": "batched", "batched_speculative_generate": "batched",
+    "expected_acceptance": "distill", "distillation_loss": "distill", "on_policy_batch": "distill",
+    "train_drafter": "distill",
 }
 __all__ = list(_MODULES)
 

@@ -8,8 +8,10 @@ suites and IDLE left out), so every machine has it offline. Steps:
    default ``pad_token_id=0`` and ``eos_tokens_id=1``;
 2. the target: a Llama (``--target-layers``, ``--target-hidden``) trained with cross-entropy;
 3. the drafter: a one-layer Llama (``--drafter-layers``, ``--drafter-hidden``) distilled from
-   the target's next-token distributions (forward KL). When the two widths match it starts
-   from the target's embeddings, final norm and first ``--drafter-layers`` layers.
+   the target's next-token distributions with lesson 10's ``distillation_loss``
+   (``--objective``: forward KL, as shipped, reverse KL, JSD or total variation). When the
+   two widths match it starts from the target's embeddings, final norm and first
+   ``--drafter-layers`` layers.
 
 Both are written with ``save_pretrained`` (safetensors, float32) into ``--out``.
 One file in fifty is held out; ``scripts/measure_pair.py`` reports on it.
@@ -27,6 +29,7 @@ from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
 from grader.models.corpus import corpus_files, encode, read
+from solutions.distill import KINDS, distillation_loss
 
 SPECIAL_TOKENS = ["<pad>", "</s>", "<s>"]
 
@@ -112,14 +115,13 @@ def cross_entropy(model, x, y):
     return F.cross_entropy(logits.float().flatten(0, 1), y.flatten())
 
 
-def distillation(target):
-    """Forward KL(p_target || q_drafter) per position, averaged."""
+def distillation(target, objective: str):
+    """The ``objective`` divergence of the drafter from the target per position, averaged."""
 
     def loss(model, x, y):
         with torch.no_grad():
-            p_log = F.log_softmax(target(x).logits.float(), dim=-1)
-        q_log = F.log_softmax(model(x).logits.float(), dim=-1)
-        return F.kl_div(q_log.flatten(0, 1), p_log.flatten(0, 1), log_target=True, reduction="batchmean")
+            target_logits = target(x).logits.float()
+        return distillation_loss(target_logits.flatten(0, 1), model(x).logits.float().flatten(0, 1), objective)
 
     return loss
 
@@ -139,6 +141,8 @@ def main():
     parser.add_argument("--drafter-from", type=Path,
                         help="a drafter saved by an earlier run: go on distilling it instead of starting afresh")
     parser.add_argument("--drafter-lr", type=float, default=3e-3)
+    parser.add_argument("--objective", choices=KINDS, default="forward_kl",
+                        help="the drafter's distillation loss (lesson 10's distillation_loss)")
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--seq", type=int, default=256)
     parser.add_argument("--seed", type=int, default=0)
@@ -166,7 +170,7 @@ def main():
         if args.drafter_hidden == args.target_hidden:
             start_from_target(drafter, target)
     data = batches(tokens, args.batch, args.seq, gen)
-    fit(drafter, distillation(target), data, args.drafter_steps, args.drafter_lr, "drafter")
+    fit(drafter, distillation(target, args.objective), data, args.drafter_steps, args.drafter_lr, "drafter")
 
     for name, model in (("target", target), ("drafter", drafter)):
         model.save_pretrained(args.out / name)

@@ -1,6 +1,7 @@
 """The reference implementation of every exercise (same names as ``lessons``)."""
 from solutions.autoregressive import autoregressive_generate
 from solutions.batched import batched_speculative_generate, batched_speculative_sampling
+from solutions.distill import distillation_loss, expected_acceptance, on_policy_batch, train_drafter
 from solutions.fast import fast_autoregressive_generate, fast_speculative_generate
 from solutions.ngram import NGramStorage, PromptLookup, ngram_assisted_speculative_generate
 from solutions.residual import max_fn
@@ -25,4 +26,5 @@ __all__ = [
     "multi_draft_sampling", "typical_acceptance", "tree_layout", "tree_speculative_generate",
     "fast_speculative_generate", "fast_autoregressive_generate",
     "batched_speculative_sampling", "batched_speculative_generate",
+    "expected_acceptance", "distillation_loss", "on_policy_batch", "train_drafter",
 ]

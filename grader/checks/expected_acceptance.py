@@ -1,0 +1,65 @@
+"""Check `expected_acceptance`: α = Σ min(p, q) over the last dim on hand-made rows (equal,
+disjoint, one-hot, skewed and flat, any leading dims), equal to 1 − TV(p, q) to 1e-12."""
+import torch
+
+from grader.checks.harness import CheckRun
+
+VOCAB = 5
+TOLERANCE = 1e-12
+HINT = ("α is Σ_x min(p(x), q(x)) over the vocabulary (the last dim): the chance that a draft x ~ q "
+        "survives the verifier's min(1, p(x)/q(x)). It equals 1 − ½ Σ |p − q|. It is not q at the drafted "
+        "token, nor Σ q², nor the mean of p/q.")
+
+
+def hand_made_rows() -> tuple[torch.Tensor, torch.Tensor]:
+    """``(p, q)``, both ``[6, 5]`` float64: equal rows (α = 1), disjoint supports (α = 0), a
+    one-hot target, a one-hot drafter, a skewed pair and a flat one."""
+    p = torch.tensor([[0.1, 0.2, 0.3, 0.4, 0.0],
+                      [0.5, 0.5, 0.0, 0.0, 0.0],
+                      [0.0, 0.0, 1.0, 0.0, 0.0],
+                      [0.05, 0.15, 0.6, 0.1, 0.1],
+                      [0.7, 0.1, 0.1, 0.05, 0.05],
+                      [0.2, 0.2, 0.2, 0.2, 0.2]], dtype=torch.float64)
+    q = torch.tensor([[0.1, 0.2, 0.3, 0.4, 0.0],
+                      [0.0, 0.0, 0.25, 0.25, 0.5],
+                      [0.3, 0.1, 0.2, 0.2, 0.2],
+                      [0.0, 0.0, 0.0, 1.0, 0.0],
+                      [0.05, 0.05, 0.1, 0.1, 0.7],
+                      [0.25, 0.15, 0.2, 0.22, 0.18]], dtype=torch.float64)
+    return p, q
+
+
+def random_rows(check: CheckRun, shape: tuple) -> tuple[torch.Tensor, torch.Tensor]:
+    generator = check.generator("rows", shape)
+    p, q = (2 * torch.randn((2,) + shape + (VOCAB,), generator=generator, dtype=torch.float64)).softmax(-1)
+    return p, q
+
+
+def run(check: CheckRun) -> None:
+    alpha_fn = check.function("expected_acceptance")
+    cases = [("hand-made rows [6, 5]",) + hand_made_rows(),
+             ("random rows [8, 5]",) + random_rows(check, (8,)),
+             ("random rows [2, 3, 5] (leading dims)",) + random_rows(check, (2, 3)),
+             ("one row [5]",) + random_rows(check, ())]
+    for name, p, q in cases:
+        what = f"on {name}"
+        alpha = check.call(alpha_fn, p, q, what=what)
+        if not isinstance(alpha, torch.Tensor) or tuple(alpha.shape) != tuple(p.shape[:-1]):
+            got = f"shape {list(alpha.shape)}" if isinstance(alpha, torch.Tensor) else type(alpha).__name__
+            check.fail("output shape", f"returned {got} {what}; expected a tensor of shape {list(p.shape[:-1])}: "
+                       "one α per position, the last dim summed away", HINT)
+        alpha = alpha.detach().cpu().double()
+        one_minus_tv = 1 - 0.5 * (p - q).abs().sum(-1)
+        gap = float((alpha - one_minus_tv).abs().max())
+        worst = int((alpha - one_minus_tv).abs().flatten().argmax())
+        table = [["position", "your α", "1 − TV(p, q)"]] + [
+            [str(i), f"{a:.6f}", f"{e:.6f}"] for i, (a, e) in
+            enumerate(zip(alpha.flatten().tolist(), one_minus_tv.flatten().tolist()))][:7]
+        check.require(f"α = 1 − TV(p, q) to 1e-12 ({name})", gap <= TOLERANCE,
+                      f"α differs from 1 − ½ Σ |p − q| by {gap:.3g} {what} (position {worst})", HINT, table)
+        swapped = check.call(alpha_fn, q, p, what=f"{what}, p and q swapped")
+        check.require(f"symmetric in p and q ({name})", isinstance(swapped, torch.Tensor)
+                      and swapped.shape == alpha.shape and torch.allclose(swapped.double().cpu(), alpha,
+                                                                         rtol=0, atol=TOLERANCE),
+                      f"expected_acceptance(q, p) differs from expected_acceptance(p, q) {what}: "
+                      "Σ min(p, q) does not depend on which is the target", HINT)

@@ -1,0 +1,87 @@
+"""Check `on_policy_batch` on a tiny pair (a two-layer Llama target, a one-layer Llama
+drafter, six tokens, float64): the types and shapes, the prompts kept, the mixture's row
+count exact for several fractions, the target's logits at every continuation position,
+then the law of the continuations: the rows marked as the drafter's must follow the
+drafter's exact law of two tokens, the others the target's (χ² per prompt, grader/oracle)."""
+import torch
+
+from grader.checks.harness import CheckRun
+from grader.oracle import laws, stats, tiny
+from solutions.sampling import MultinomialProcessor
+
+MODEL_SEED = 11
+PROMPTS = ([2, 3], [4, 0])
+LENGTH = 2
+ROWS = 1600  # 1,200 drafter rows and 400 target rows, half of each per prompt
+FRACTION = 0.25
+COUNT_CASES = ((10, 1 / 3), (7, 0.5), (6, 0.0), (5, 1.0))  # (rows, fraction): round() of each
+TOLERANCE = 1e-9
+LAW_HINT = ("the rows marked from_target = False must be continued by the drafter, sampled at T = 1 "
+            "from softmax(drafter(ids).logits[:, -1]) token by token, and the others by the target: "
+            "on-policy data is the drafter's own text, so that training sees the positions speculative "
+            "decoding drafts. Text continued by the target (or fixed text) under a drafter's label is "
+            "off-policy.")
+COUNT_HINT = ("exactly round(target_fraction · B) rows come from the target (from_target True), the rest "
+              "from the drafter: a fixed count, not a coin flip per row.")
+LOGITS_HINT = ("target_logits[b, i] predicts token P + i of row b: one target forward over the whole ids "
+               "[B, P + length] and its logits[:, P − 1 : −1].")
+
+
+def models():
+    return tiny.tiny_llama(MODEL_SEED, layers=2), tiny.tiny_llama(MODEL_SEED + 1, layers=1)
+
+
+def run(check: CheckRun) -> None:
+    batch_fn = check.function("on_policy_batch")
+    target, drafter = models()
+    prompts = torch.tensor([PROMPTS[i % len(PROMPTS)] for i in range(ROWS)])
+    check.seed_everything("law")
+    result = check.call(batch_fn, drafter, target, prompts, LENGTH, FRACTION, check.generator("law"),
+                        what=f"(B = {ROWS}, length {LENGTH}, target_fraction {FRACTION})")
+    ids, target_logits, from_target = returned(check, result, ROWS, len(PROMPTS[0]))
+    check.require("prompts kept", torch.equal(ids[:, : prompts.shape[1]], prompts),
+                  "the first P columns of ids are not the prompts", "return the prompts followed by the "
+                  "continuations: ids [B, P + length]")
+    check.require(f"round(target_fraction · B) rows from the target (B = {ROWS}, fraction {FRACTION})",
+                  int(from_target.sum()) == round(FRACTION * ROWS),
+                  f"{int(from_target.sum())} rows are marked from_target; expected {round(FRACTION * ROWS)}",
+                  COUNT_HINT)
+    with torch.no_grad():
+        expected = target(ids).logits[:, prompts.shape[1] - 1 : -1]
+    gap = float((target_logits.double() - expected).abs().max())
+    check.require("the target's logits at every continuation position", gap <= TOLERANCE,
+                  f"target_logits differ from the target's forward over ids by {gap:.3g}", LOGITS_HINT)
+    for rows, fraction in COUNT_CASES:
+        small = torch.tensor([PROMPTS[0]] * rows)
+        result = check.call(batch_fn, drafter, target, small, LENGTH, fraction, check.generator("count", rows),
+                            what=f"(B = {rows}, target_fraction {fraction:.4g})")
+        _, _, flags = returned(check, result, rows, len(PROMPTS[0]))
+        check.require(f"round(target_fraction · B) rows from the target (B = {rows}, fraction {fraction:.4g})",
+                      int(flags.sum()) == round(fraction * rows),
+                      f"{int(flags.sum())} of {rows} rows are marked from_target; expected "
+                      f"{round(fraction * rows)}", COUNT_HINT)
+    check.stop_if_failed("laws of the continuations")
+    t1 = MultinomialProcessor(temperature=1.0)
+    continuations = [tuple(row) for row in ids[:, prompts.shape[1]:].tolist()]
+    for model, label, flag in ((drafter, "drafter", False), (target, "target", True)):
+        law = {tuple(prompt): laws.sequence_law(model, prompt, LENGTH, t1, []) for prompt in PROMPTS}
+        pairs = [(tuple(prompt), outcome) for prompt, outcome, marked in
+                 zip(prompts.tolist(), continuations, from_target.tolist()) if marked == flag]
+        check.test(f"the rows marked from the {label} follow the {label}'s law",
+                   stats.conditional_goodness_of_fit(pairs, law, "continuation", "prompt"), LAW_HINT)
+
+
+def returned(check: CheckRun, result, rows: int, prompt_length: int):
+    """``(ids, target_logits, from_target)`` on the CPU, after checking types and shapes."""
+    shapes = [(rows, prompt_length + LENGTH), (rows, LENGTH, tiny.TINY_VOCAB), (rows,)]
+    if not (isinstance(result, (tuple, list)) and len(result) == 3
+            and all(isinstance(t, torch.Tensor) for t in result)):
+        check.fail("return value", f"returned {type(result).__name__} {str(result)[:80]}; expected a triple "
+                   "(ids, target_logits, from_target) of tensors")
+    got = [tuple(t.shape) for t in result]
+    kinds = (not result[0].is_floating_point(), result[1].is_floating_point(), result[2].dtype == torch.bool)
+    if got != shapes or not all(kinds):
+        check.fail("return types", f"returned shapes {got} and dtypes {[str(t.dtype) for t in result]}; "
+                   f"expected ids {list(shapes[0])} (integers), target_logits {list(shapes[1])} (floats), "
+                   f"from_target {list(shapes[2])} (torch.bool)")
+    return result[0].cpu().long(), result[1].detach().cpu(), result[2].cpu()
