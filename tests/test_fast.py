@@ -13,6 +13,7 @@ from grader.models.synthetic import synthetic_pair
 from solutions import fast
 from solutions.autoregressive import autoregressive_generate
 from solutions.fast import fast_autoregressive_generate, fast_speculative_generate
+from solutions.sampling import MultinomialProcessor
 from solutions.speculative import speculative_generate
 from tests.conftest import PRISTINE
 
@@ -84,8 +85,8 @@ def test_drafter_equal_to_target_accepts_everything(pair):
 
 
 def test_rollback_is_a_counter_move(pair):
-    """After a crop the next forward's logits equal a fresh forward's (float64), when the
-    positions fed are the counter's."""
+    """After a crop the next step's distributions equal a fresh forward's (float64), when
+    the positions fed are the counter's."""
     target, _, prompts = pair
     model = target.to(torch.float64)
     try:
@@ -93,13 +94,13 @@ def test_rollback_is_a_counter_move(pair):
         ids = fast.sequence_buffer(prompt + [5, 6, 7, 8, 9], 40, model.device)
         runner = fast.StaticModel(model, 64)
         with torch.inference_mode():
-            runner.prefill(ids, 20)
+            runner.prefill(ids, 20, MultinomialProcessor(1.0), torch.tensor([-1]))
             runner.step(ids, 20, 5)
             runner.cache.crop(-3)  # keep 5, 6
             ids[0, 22:24] = torch.tensor([11, 12])
-            logits = runner.step(ids, 22, 2)
-            fresh = model(ids[:, :24]).logits[0, -2:]
-        assert torch.allclose(logits, fresh, atol=1e-12, rtol=0)
+            probs, _, _ = runner.step(ids, 22, 2)
+            fresh = model(ids[:, :24]).logits[0, -2:].softmax(-1)
+        assert torch.allclose(probs, fresh, atol=1e-12, rtol=0)
     finally:
         target.to(torch.float32)
 
@@ -147,7 +148,7 @@ def test_stubs_raise_not_implemented(pristine_lessons):
     ids = torch.zeros(1, 4, dtype=torch.long)
     for call in (lambda: stub.fast_speculative_generate([1, 2], None, None),
                  lambda: stub.fast_autoregressive_generate([1, 2], None),
-                 lambda: stub.draft(None, ids, 1, 2, None),
+                 lambda: stub.draft(None, ids, 1, 2),
                  lambda: stub.roll_back(None, None, ids, 1, 2, 0)):
         with pytest.raises(NotImplementedError):
             call()
