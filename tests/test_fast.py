@@ -10,10 +10,11 @@ import torch
 from grader.models import load_pair
 from grader.models.corpus import held_out_prompts
 from grader.models.synthetic import synthetic_pair
+from grader.observers.host_syncs import HostSyncCounter
 from solutions import fast
 from solutions.autoregressive import autoregressive_generate
-from solutions.fast import fast_autoregressive_generate, fast_speculative_generate
-from solutions.sampling import MultinomialProcessor
+from solutions.fast import HOST_READ_EVERY, fast_autoregressive_generate, fast_speculative_generate
+from solutions.sampling import GreedyProcessor, MultinomialProcessor
 from solutions.speculative import speculative_generate
 from tests.conftest import PRISTINE
 
@@ -103,6 +104,35 @@ def test_rollback_is_a_counter_move(pair):
         assert torch.allclose(probs, fresh, atol=1e-12, rtol=0)
     finally:
         target.to(torch.float32)
+
+
+@pytest.mark.parametrize("processor", [GreedyProcessor(), MultinomialProcessor(1.0)], ids=repr)
+def test_host_reads_one_per_round_and_one_per_n_tokens(pair, processor):
+    """Outside the models' forwards the speculative loop reads the host once per round
+    (plus the prefill's end test and the output), the baseline once per HOST_READ_EVERY
+    tokens (plus the output): sampling and end tests stay on the device."""
+    target, drafter, prompts = pair
+    with HostSyncCounter() as syncs:
+        counted_target, counted_drafter = syncs.uncounted(target), syncs.uncounted(drafter)
+        fast_speculative_generate(prompts[0], counted_drafter, counted_target, gamma=4, max_gen_len=64,
+                                  logits_processor=processor, eos_tokens_id=-1, compile=False)
+        rounds, reads = counted_target.forwards - 1, syncs.count
+        syncs.count = 0
+        ids = fast_autoregressive_generate(prompts[0], counted_target, 64, logits_processor=processor,
+                                           eos_tokens_id=-1, compile=False)
+    assert rounds >= 10 and reads <= rounds + 2, (reads, rounds)
+    assert len(ids) == 64 and syncs.count <= 64 // HOST_READ_EVERY + 1, syncs.count
+
+
+def test_the_baseline_drops_what_it_decoded_past_an_end_token(pair):
+    """An end token early in a block of HOST_READ_EVERY tokens: the text still stops right
+    after it, for every place of the end token in the block."""
+    target, _, prompts = pair
+    text = reference(prompts[2], target, 30, -1)
+    for stop_at in range(2 * HOST_READ_EVERY + 1):
+        eos = text[stop_at]
+        expected = reference(prompts[2], target, 30, eos)
+        assert fast_autoregressive_generate(prompts[2], target, 30, eos_tokens_id=eos, compile=False) == expected
 
 
 def test_compiled_loops_match_and_never_recompile(small_pair):
