@@ -63,8 +63,12 @@ def test_bench_runs_and_reports_consistent_numbers(tmp_path):
     fast = report["fast"]  # lesson 7's rows, timed in the same run (eager here: no compile time)
     assert fast["gamma"] == gamma and fast["compiled"] is False
     for key in ("speedup_vs_autoregressive", "speedup_vs_fast_autoregressive", "speedup_vs_hf_assisted",
-                "target_step_ms", "floor_step_ms", "memory_bandwidth_gb_s"):
+                "target_step_ms", "floor_step_ms", "memory_bandwidth_gb_s", "drafter_step_ms", "cost_ratio_c",
+                "theory_speedup_vs_fast_autoregressive"):
         assert fast[key] > 0, key
+    assert fast["theory_speedup_vs_fast_autoregressive"] == pytest.approx(
+        speedup.theory_speedup(report["alpha"], gamma, fast["cost_ratio_c"]))
+    assert 1 <= fast["theory_best_gamma"] <= 16 and "the theory's best γ is" in result.stdout
     assert fast["compile_seconds"] >= 0 and fast["floor_step_ms"] < fast["target_step_ms"]
     assert {"fast autoregressive", f"fast speculative γ={gamma}"} <= set(report["seconds"])
     assert report["torch_threads"] == 1  # the default: one thread, chosen on purpose
