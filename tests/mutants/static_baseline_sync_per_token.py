@@ -1,4 +1,4 @@
-"""The baseline tests for an end token on the host after every token: a host sync per token instead of one per HOST_READ_EVERY."""
+"""The baseline reads its end tests on the host after every token, not once per HOST_READ_EVERY tokens."""
 EXERCISE = "static_cache"
 MODULE = "fast"
 PATCHES = [(
