@@ -199,9 +199,10 @@ def test_gpu_run_dry_run_runs_every_stage_and_writes_each_line(tmp_path):
 def test_gpu_run_stage_out_of_time_keeps_the_stages_before_it(tmp_path):
     """A stage killed by its budget says so in its own line; the one before stays whole."""
     result, lines = gpu_run(tmp_path, "--only", "lessons_4_7_greedy,lesson_9_trees",
-                            "--budget", "lesson_9_trees=2")
+                            "--budget", "lesson_9_trees=2", "--commit", "0123abc")
     assert result.returncode == 1
     first, killed = lines
+    assert first["commit"] == killed["commit"] == "0123abc"  # a copy without git history says its commit
     assert first["stage"] == "lessons_4_7_greedy" and first["status"] == "ok" and first["result"]["fast"]
     assert json.loads((tmp_path / "lessons_4_7_greedy.json").read_text()) == first
     assert killed["stage"] == "lesson_9_trees" and killed["status"] == "timed_out"

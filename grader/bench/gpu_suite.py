@@ -93,8 +93,8 @@ def command_of(stage: Stage, sizes: Sizes, results: Path) -> list[str]:
     return bench_command(stage, sizes, results)
 
 
-def environment() -> dict:
-    """Device, library versions and commit: in every stage's line."""
+def environment(commit: str | None) -> dict:
+    """Device, library versions and commit (``commit``, else git's HEAD): in every stage's line."""
     import torch
     import transformers
 
@@ -102,8 +102,8 @@ def environment() -> dict:
 
     cuda = torch.cuda.is_available()
     try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                                timeout=10).stdout.strip() or "unknown"
+        commit = commit or subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
+                                          text=True, timeout=10).stdout.strip() or "unknown"
     except OSError:
         commit = "unknown"
     return {"device": torch.cuda.get_device_name() if cuda else f"cpu ({platform.processor() or platform.machine()})",
@@ -162,6 +162,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", help="a comma list of stages to run (default: all, in order)")
     parser.add_argument("--budget", action="append", default=[], metavar="STAGE=SECONDS",
                         help="another time budget for one stage")
+    parser.add_argument("--commit", help="the commit to record where the copy has no git history "
+                        "(default: git's HEAD, or 'unknown')")
     parser.add_argument("--total", type=float, default=TOTAL_BUDGET_S,
                         help="seconds for all stages together; a stage gets what is left, at most its budget")
     args = parser.parse_args(argv)
@@ -175,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     stages = [s for s in STAGES if s.name in chosen]
     results = Path(args.results).resolve()
     results.mkdir(parents=True, exist_ok=True)
-    context = environment()
+    context = environment(args.commit)
     print(f"{'dry run, CPU' if args.dry_run else 'GPU run'}: {context}")
     print(f"sizes: {sizes}")
     print(f"host reads of the fast autoregressive loop: one every N = {context['host_read_every']} tokens")
