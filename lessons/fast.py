@@ -22,13 +22,21 @@ allocates, and every step has a new shape, so nothing can be compiled. Real syst
 3. **Fixed shapes, compiled once.** The drafter always runs ``[1, 1]`` steps and the
    target always verifies ``[1, gamma + 1]`` tokens, even in the last, shorter rounds, so
    ``torch.compile`` builds exactly two graphs and replays them (CUDA graphs on a GPU, a
-   C++ wrapper on a CPU): no Python dispatch per operator, no allocation per step. The
-   cache's length is rounded up to ``CACHE_BLOCK`` and the cache is kept per model across
-   calls, so another prompt length compiles nothing new. The prefill, whose shape is the
-   prompt's, runs eagerly: it happens once per call.
+   C++ wrapper on a CPU): no Python dispatch per operator, no allocation per step. A step
+   is the whole decode step: the forward, the logits processor, the draw and the end-token
+   test (``decode_step``), so on a GPU one graph launch does all of it. The cache's length
+   is rounded up to ``CACHE_BLOCK`` and the cache is kept per model across calls, so
+   another prompt length compiles nothing new. The prefill, whose shape is the prompt's,
+   runs eagerly: it happens once per call.
+4. **The host reads rarely.** Every read of a tensor's value on the host (``.tolist()``,
+   ``if tensor:``) waits for the device to finish its queue. Speculative decoding reads
+   once per round (how many drafts were kept); the baseline keeps its end-token tests on
+   the device and reads them once every ``HOST_READ_EVERY`` tokens, decoding at most
+   ``HOST_READ_EVERY - 1`` tokens past an end token, which it then drops.
 
 What is left per step is mostly the graphs' own work, and dynamo's check that a call may
-reuse a graph (its guards); ``StaticModel.step`` checks them fully once per shape only.
+reuse a graph (its guards); ``StaticModel.step`` checks them fully once per shape and
+sampling only.
 
 The output law is the one of ``solutions.speculative.speculative_generate``; greedy output
 equals greedy target-only decoding token for token.
@@ -63,6 +71,7 @@ from solutions.sampling import GreedyProcessor, LogitsProcessor  # the course's 
 # is done; pass your own processors in (logits_processor=...) to use them.
 
 CACHE_BLOCK = 256  # cache lengths are multiples of this: one compiled graph serves every prompt length
+HOST_READ_EVERY = 8  # the baseline reads its end-token tests on the host once per this many tokens
 
 
 @torch.inference_mode()
@@ -93,7 +102,8 @@ def fast_speculative_generate(
     draft ``gamma`` tokens into ``ids[end:end+gamma]``; the target scores
     ``ids[end-1:end+gamma]`` (the last token and the drafts); ``speculative_sampling``
     accepts ``n`` of them; then both caches move their counters back to ``end + n``, the
-    new ``end - 1``. One host sync per round (``settle`` reads ``n`` and the first end token).
+    new ``end - 1``. One host sync per round (``settle`` reads ``n`` and the first end token);
+    the processor and the draws run inside the compiled steps.
 
     ``compile=True`` runs the steps through ``torch.compile`` (a warning and eager steps
     where this platform cannot compile); ``compile=False`` runs the same code eagerly.
@@ -103,12 +113,14 @@ def fast_speculative_generate(
     - ``ids = sequence_buffer(inputs, L + gamma, device)``, ``stop_ids`` as a tensor; one
       ``StaticModel`` per role: ``static_model(target, "target", L + gamma, compile)`` and
       ``static_model(drafter, "drafter", L + gamma, compile)``.
-    - The prefill: ``target_model.prefill(ids, len(inputs))`` gives the target's logits
-      ``[V]`` of the first new token; sample it into ``ids``; return if it is an end token
-      (or if ``max_gen_len == 1``); then ``draft_model.prefill(ids, len(inputs))``.
+    - The prefill: ``target_model.prefill(ids, len(inputs), logits_processor, stop_ids)``
+      samples the first new token: ``(probs [1, V], token [1], stop [1])``; write the token
+      into ``ids`` (``ids[:, len(inputs)] = token``); return if it is an end token (or if
+      ``max_gen_len == 1``); then ``draft_model.prefill(...)`` the same way. Every later
+      ``step`` of that model applies the processor and draws inside the compiled step.
     - A round: ``k = min(gamma, L - end - 1)``; ``q = draft(...)`` ``[gamma, V]``;
-      ``p = logits_processor(target_model.step(ids, end - 1, gamma + 1))``
-      ``[gamma + 1, V]``; ``speculative_sampling(p, q, ids[0, end:end + gamma])``; write its
+      ``p, _, _ = target_model.step(ids, end - 1, gamma + 1)`` (``p [gamma + 1, V]``,
+      already processed); ``speculative_sampling(p, q, ids[0, end:end + gamma])``; write its
       token with ``ids.index_copy_``; then ``n, first_stop = settle(ids[0, end:end + k + 1],
       rejected_idx.clamp(max=k), stop_ids)``: only the first ``k`` drafts count.
     - Why drafting ``gamma`` but counting ``k`` keeps the law: the verifier decides the
@@ -134,25 +146,33 @@ def fast_autoregressive_generate(
 
     Same contract as ``autoregressive_generate(..., use_cache=True)``: the generated ids,
     prompt excluded, stopping right after the first end token. ``ids [1, L]`` with
-    ``L = len(inputs) + max_gen_len``; an eager prefill ``[1, len(inputs)]``, then one
-    compiled step ``[1, 1] -> [1, V]`` per token and one host sync per token (the end test).
+    ``L = len(inputs) + max_gen_len``, and beside it ``stops [1, L]``, which of those tokens
+    are end tokens; an eager prefill ``[1, len(inputs)]``, then one compiled step
+    ``[1, 1] -> token [1], stop [1]`` per token (sampling and end test inside it). The host
+    reads ``stops`` once every ``HOST_READ_EVERY`` tokens and once at the end: the tokens
+    decoded past the first end token, fewer than ``HOST_READ_EVERY``, are dropped.
 
-    Hint: ``runner = static_model(model, "target", L, compile)``; the first token's logits
-    are ``runner.prefill(ids, len(inputs))``, every later one's
-    ``runner.step(ids, end - 1, 1)[0]`` (the cache then holds ``ids[:, :end-1]``).
+    Hint: ``runner = static_model(model, "target", L, compile)``; the first token comes
+    from ``runner.prefill(ids, len(inputs), logits_processor, stop_ids)``, every later one
+    from ``runner.step(ids, end - 1, 1)`` (the cache then holds ``ids[:, :end-1]``), each as
+    ``(probs [1, V], token [1], stop [1])``. Write tokens and stops into the two buffers
+    (``ids[:, end] = token``, no host sync); test ``stops`` on the host only when
+    ``HOST_READ_EVERY`` tokens have been added since the last test; at the end read both
+    buffers at once and cut after the first end token.
     """
     raise NotImplementedError
 
 
-def draft(draft_model: "StaticModel", ids: torch.Tensor, end: int, gamma: int, processor) -> torch.Tensor:
+def draft(draft_model: "StaticModel", ids: torch.Tensor, end: int, gamma: int) -> torch.Tensor:
     """Sample ``gamma`` drafts into ``ids[0, end:end+gamma]``; returns their q ``[gamma, V]``.
 
     The drafter has seen ``ids[:, :end-1]``: step i feeds ``ids[:, end-1+i]`` (``[1, 1]``)
-    and samples the token at ``end + i`` on the device. Afterwards it has seen
+    and samples the token at ``end + i`` on the device, inside the step, with the processor
+    the drafter's ``prefill`` was given. Afterwards it has seen
     ``ids[:, :end-1+gamma]``: every draft but the last.
 
-    Hint: ``draft_model.step(ids, start, 1)`` returns logits ``[1, V]``; sample with
-    ``processor.sample`` and write with ``ids[0, end + i] = token`` (a device copy, no sync).
+    Hint: ``q, token, _ = draft_model.step(ids, start, 1)`` gives q ``[1, V]`` and its draw
+    ``[1]``; write it with ``ids[:, end + i] = token`` (a device copy, no sync).
     """
     raise NotImplementedError
 
@@ -191,33 +211,43 @@ def cache_length(tokens: int) -> int:
 
 class StaticModel:
     """A model, its one ``StaticCache`` (``[1, heads, length, head_dim]`` keys and values per
-    layer, allocated at the first forward) and its step function (compiled or eager)."""
+    layer, allocated at the first forward), its step function (compiled or eager) and the
+    sampling of the current call (the processor and end tokens its ``prefill`` was given)."""
 
     def __init__(self, model, length: int):
         self.length = length
         self._model = weakref.ref(model)  # kept per model in _KEPT: a strong reference would keep it alive
         self.cache = StaticCache(config=model.config, max_cache_len=length)
-        self.step_fn = forward_step
-        self.warm: set[int] = set()  # step lengths whose compiled graph has run once
+        self.step_fn = decode_step
+        self.sampling: tuple = ()  # (processor, stop_ids) of the current call
+        self.sampling_key: tuple = ()  # what tells one call's sampling from another's (see step)
+        self.warm: set[tuple] = set()  # (step length, sampling_key) whose compiled graph has run once
 
     @property
     def model(self):
         return self._model()
 
-    def prefill(self, ids: torch.Tensor, length: int) -> torch.Tensor:
-        """Empty the cache, feed the prompt ``ids[:, :length]`` eagerly; logits ``[V]`` of its
-        last position.
+    def prefill(self, ids: torch.Tensor, length: int, processor, stop_ids: torch.Tensor) -> "Step":
+        """Empty the cache, feed the prompt ``ids[:, :length]`` eagerly and sample the token
+        after it: ``(probs [1, V], token [1], stop [1])``. The steps of this call sample
+        with the same ``processor`` and test for the same end tokens ``stop_ids [s]``.
 
         Eager because its shape is the prompt's: compiled, every new prompt length would
         compile a graph used once. ``reset`` zeroes the cache in place, keeping the tensors'
         addresses (which CUDA graphs rely on).
         """
         self.cache.reset()
-        return forward_step(self.model, self.cache, ids[:, :length],
-                            torch.arange(length, device=ids.device).unsqueeze(0))[-1]
+        self.sampling = (processor, stop_ids)
+        # the compiled graph bakes in the processor's class and settings and the number of
+        # end tokens: a call that changes any of them must be checked by every guard once
+        self.sampling_key = (type(processor), repr(getattr(processor, "__dict__", None)), tuple(stop_ids.shape))
+        logits = forward_step(self.model, self.cache, ids[:, :length],
+                              torch.arange(length, device=ids.device).unsqueeze(0))
+        return sampled(logits[-1:], processor, stop_ids)
 
-    def step(self, ids: torch.Tensor, start: int, m: int) -> torch.Tensor:
-        """Feed ``ids[:, start:start+m]`` at positions ``start … start+m-1``; logits ``[m, V]``.
+    def step(self, ids: torch.Tensor, start: int, m: int) -> "Step":
+        """Feed ``ids[:, start:start+m]`` at positions ``start … start+m-1`` and sample after
+        each: ``(probs [m, V], tokens [m], stops [m])``, all on the device.
 
         ``start`` must be the cache's counter: that is where the keys are written.
         """
@@ -225,26 +255,31 @@ class StaticModel:
         # a contiguous copy: a view of ids would carry ids' length in its strides, and the
         # compiled graph, specialised to strides, would compile again for each new length
         tokens = ids[:, start : start + m].clone(memory_format=torch.contiguous_format)
-        args = (self.model, self.cache, tokens, positions)
-        if self.step_fn is forward_step:
-            return forward_step(*args)
-        if m in self.warm:
+        args = (self.model, self.cache, tokens, positions, *self.sampling)
+        if self.step_fn is decode_step:
+            return decode_step(*args)
+        key = (m, self.sampling_key)
+        if key in self.warm:
             # Before each call dynamo evaluates ~2,000 guards (types, shapes, config values)
             # to pick a graph: 0.2-0.7 ms on a CPU, more than the drafter's step itself. This
-            # model, cache and shape passed them all on the first call and nothing they check
-            # changes between our calls, so only the guards that tell our graphs apart run.
+            # model, cache, shape and sampling passed them all on the first call and nothing
+            # they check changes between our calls, so only the guards that tell our graphs
+            # apart run.
             try:
                 with torch.compiler.set_stance(skip_guard_eval_unsafe=True):
-                    return self.step_fn(*args)
+                    return kept_outputs(self.step_fn(*args))
             except RuntimeError:  # dynamo refuses to recompile here: its caches were reset
-                self.warm.discard(m)
+                self.warm.discard(key)
         try:
-            logits = self.step_fn(*args)  # the first call compiles, with every guard
+            outputs = self.step_fn(*args)  # the first call compiles, with every guard
         except Exception as error:  # no C++ compiler, unsupported platform, ...
             self.step_fn = eager_after_failure(self.model.device, error)
-            return forward_step(*args)
-        self.warm.add(m)
-        return logits
+            return decode_step(*args)
+        self.warm.add(key)
+        return kept_outputs(outputs)
+
+
+Step = tuple[torch.Tensor, torch.Tensor, torch.Tensor]  # (probs [m, V], tokens [m], stops [m])
 
 
 def forward_step(model, cache: StaticCache, tokens: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
@@ -255,8 +290,29 @@ def forward_step(model, cache: StaticCache, tokens: torch.Tensor, positions: tor
     return model(tokens, position_ids=positions, cache=cache, use_cache=True).logits[0]
 
 
+def sampled(logits: torch.Tensor, processor, stop_ids: torch.Tensor) -> Step:
+    """The sampling step after a forward: logits ``[m, V]`` -> ``(probs [m, V], tokens [m],
+    stops [m])``, ``stops[i]`` true when ``tokens[i]`` is one of ``stop_ids``. No host sync."""
+    probs = processor(logits)
+    tokens = processor.sample(probs)
+    return probs, tokens, torch.isin(tokens, stop_ids)
+
+
+def decode_step(model, cache: StaticCache, tokens: torch.Tensor, positions: torch.Tensor, processor,
+                stop_ids: torch.Tensor) -> Step:
+    """The whole decode step, the function compiled: a forward (tokens ``[1, m]`` at
+    positions ``[1, m]``), then the processor, a draw per position and the end-token test."""
+    return sampled(forward_step(model, cache, tokens, positions), processor, stop_ids)
+
+
+def kept_outputs(outputs: Step) -> Step:
+    """Copies of a compiled step's outputs. A CUDA graph writes its outputs to the same
+    memory at every replay: the drafter's q of one step would be overwritten by the next."""
+    return tuple(t.clone() for t in outputs)
+
+
 _KEPT: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # model -> {key: StaticModel}
-_COMPILED: dict[str, object] = {}  # device type -> compiled forward_step (or eager after a failure)
+_COMPILED: dict[str, object] = {}  # device type -> compiled decode_step (or eager after a failure)
 
 
 def static_model(model, role: str, tokens: int, compile: bool) -> StaticModel:
@@ -271,15 +327,15 @@ def static_model(model, role: str, tokens: int, compile: bool) -> StaticModel:
     key = (role, model.device, model.dtype)
     if key not in kept or kept[key].length < tokens:
         kept[key] = StaticModel(model, cache_length(tokens))
-    kept[key].step_fn = compiled_step(model.device) if compile else forward_step
+    kept[key].step_fn = compiled_step(model.device) if compile else decode_step
     return kept[key]
 
 
 def compiled_step(device: torch.device):
-    """``forward_step`` compiled for ``device``'s type, built once per process.
+    """``decode_step`` compiled for ``device``'s type, built once per process.
 
-    ``dynamic=False``: one graph per input shape, which the fixed-shape loop keeps to two
-    per gamma (and one for the baseline). Dynamo keeps at most
+    ``dynamic=False``: one graph per input shape (and processor), which the fixed-shape
+    loop keeps to two per gamma (and one for the baseline). Dynamo keeps at most
     ``torch._dynamo.config.recompile_limit`` (8) graphs of one function: past that (many
     gammas, many model shapes in one process) new shapes run eagerly, with its warning.
     CUDA: ``reduce-overhead`` replays CUDA graphs, one launch per step. CPU: inductor with
@@ -289,9 +345,9 @@ def compiled_step(device: torch.device):
     if device.type not in _COMPILED:
         try:
             if device.type == "cuda":
-                _COMPILED[device.type] = torch.compile(forward_step, mode="reduce-overhead", dynamic=False)
+                _COMPILED[device.type] = torch.compile(decode_step, mode="reduce-overhead", dynamic=False)
             else:
-                _COMPILED[device.type] = torch.compile(forward_step, dynamic=False,
+                _COMPILED[device.type] = torch.compile(decode_step, dynamic=False,
                                                        options={"cpp_wrapper": True})
         except Exception as error:
             eager_after_failure(device, error)
@@ -299,9 +355,9 @@ def compiled_step(device: torch.device):
 
 
 def eager_after_failure(device: torch.device, error: Exception):
-    """Record that compiling failed on this device type, warn once, return ``forward_step``."""
-    if _COMPILED.get(device.type) is not forward_step:
+    """Record that compiling failed on this device type, warn once, return ``decode_step``."""
+    if _COMPILED.get(device.type) is not decode_step:
         warnings.warn(f"torch.compile failed on {device.type} ({type(error).__name__}: {error}); "
                       "running the steps eagerly (same results, slower)", RuntimeWarning, stacklevel=3)
-        _COMPILED[device.type] = forward_step
-    return forward_step
+        _COMPILED[device.type] = decode_step
+    return decode_step

@@ -1,6 +1,7 @@
 """`grader bench` and `grader demo` run, and their numbers are consistent (speed itself is
 measured by the benchmark, never asserted here)."""
 import json
+import os
 import subprocess
 import sys
 import time
@@ -9,7 +10,7 @@ import pytest
 import torch
 
 from grader.bench import speedup
-from tests.conftest import run_grader
+from tests.conftest import ROOT, run_grader
 
 
 def test_theory_formulas():
@@ -62,8 +63,12 @@ def test_bench_runs_and_reports_consistent_numbers(tmp_path):
     fast = report["fast"]  # lesson 7's rows, timed in the same run (eager here: no compile time)
     assert fast["gamma"] == gamma and fast["compiled"] is False
     for key in ("speedup_vs_autoregressive", "speedup_vs_fast_autoregressive", "speedup_vs_hf_assisted",
-                "target_step_ms", "floor_step_ms", "memory_bandwidth_gb_s"):
+                "target_step_ms", "floor_step_ms", "memory_bandwidth_gb_s", "drafter_step_ms", "cost_ratio_c",
+                "theory_speedup_vs_fast_autoregressive"):
         assert fast[key] > 0, key
+    assert fast["theory_speedup_vs_fast_autoregressive"] == pytest.approx(
+        speedup.theory_speedup(report["alpha"], gamma, fast["cost_ratio_c"]))
+    assert 1 <= fast["theory_best_gamma"] <= 16 and "the theory's best γ is" in result.stdout
     assert fast["compile_seconds"] >= 0 and fast["floor_step_ms"] < fast["target_step_ms"]
     assert {"fast autoregressive", f"fast speculative γ={gamma}"} <= set(report["seconds"])
     assert report["torch_threads"] == 1  # the default: one thread, chosen on purpose
@@ -155,3 +160,58 @@ def test_batched_autoregressive_decoding_equals_each_prompt_decoded_alone():
     batched = batched_autoregressive_generate(prompts, target, 16, GreedyProcessor())
     assert batched == [autoregressive_generate(p, target, max_gen_len=16, eos_tokens_id=speedup.NO_EOS,
                                                use_cache=True) for p in prompts]
+
+
+def gpu_run(tmp_path, *args) -> tuple[subprocess.CompletedProcess, list[dict]]:
+    """``scripts/gpu_run.sh --dry-run`` into ``tmp_path``: its result and its JSON lines."""
+    result = subprocess.run(["bash", str(ROOT / "scripts" / "gpu_run.sh"), "--dry-run", "--results",
+                             str(tmp_path), *args], capture_output=True, text=True, timeout=600,
+                            env={**os.environ, "OMP_NUM_THREADS": "1"})
+    return result, [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+
+
+def test_gpu_run_dry_run_runs_every_stage_and_writes_each_line(tmp_path):
+    """Every stage on the CPU with tiny models: one JSON line each, printed and written,
+    with the device, the libraries, the commit and the sizes it ran."""
+    from grader.bench.gpu_suite import STAGES, TOTAL_BUDGET_S
+
+    assert sum(stage.budget_s for stage in STAGES) <= TOTAL_BUDGET_S <= 8 * 60
+    result, lines = gpu_run(tmp_path)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert [line["stage"] for line in lines] == [stage.name for stage in STAGES]
+    assert "host reads of the fast autoregressive loop: one every N = 8 tokens" in result.stdout
+    for line in lines:
+        assert line["status"] == "ok" and line["result"], line
+        assert json.loads((tmp_path / f"{line['stage']}.json").read_text()) == line
+        assert {"device", "torch", "transformers", "commit", "sizes", "budget_s", "seconds"} <= set(line)
+        assert line["seconds"] <= line["budget_s"]
+    by_stage = {line["stage"]: line["result"] for line in lines}
+    assert by_stage["gpu_tests"].get("failed", 0) == 0
+    for stage in ("lessons_4_7_greedy", "lessons_4_7_sampling"):  # the eager loop and the fast ones
+        assert by_stage[stage]["fast"]["floor_step_ms"] > 0 and by_stage[stage]["speedup_vs_autoregressive"] > 0
+    assert "Greedy" in by_stage["lessons_4_7_greedy"]["processor"]
+    assert "Multinomial" in by_stage["lessons_4_7_sampling"]["processor"]
+    assert [row["batch_size"] for row in by_stage["lesson_8_batches"]["batch"]] == [1, 2]
+    assert "crossover_batch" in by_stage["lesson_8_batches"]
+    assert all(row["chain"]["speedup_vs_autoregressive"] > 0 for row in by_stage["lesson_9_trees"]["trees"])
+
+
+def test_gpu_run_stage_out_of_time_keeps_the_stages_before_it(tmp_path):
+    """A stage killed by its budget says so in its own line; the one before stays whole."""
+    result, lines = gpu_run(tmp_path, "--only", "lessons_4_7_greedy,lesson_9_trees",
+                            "--budget", "lesson_9_trees=2", "--commit", "0123abc")
+    assert result.returncode == 1
+    first, killed = lines
+    assert first["commit"] == killed["commit"] == "0123abc"  # a copy without git history says its commit
+    assert first["stage"] == "lessons_4_7_greedy" and first["status"] == "ok" and first["result"]["fast"]
+    assert json.loads((tmp_path / "lessons_4_7_greedy.json").read_text()) == first
+    assert killed["stage"] == "lesson_9_trees" and killed["status"] == "timed_out"
+    assert killed["result"] is None and killed["seconds"] < 10
+    assert json.loads((tmp_path / "lesson_9_trees.json").read_text()) == killed
+
+
+def test_gpu_run_refuses_an_unknown_stage():
+    result = subprocess.run(["bash", str(ROOT / "scripts" / "gpu_run.sh"), "--budget", "trees=5"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode != 0
+    assert "--budget 'trees=5': expected STAGE=SECONDS with STAGE one of gpu_tests" in result.stderr

@@ -10,9 +10,11 @@ import torch
 from grader.models import load_pair
 from grader.models.corpus import held_out_prompts
 from grader.models.synthetic import synthetic_pair
+from grader.observers.host_syncs import HostSyncCounter
 from solutions import fast
 from solutions.autoregressive import autoregressive_generate
-from solutions.fast import fast_autoregressive_generate, fast_speculative_generate
+from solutions.fast import HOST_READ_EVERY, fast_autoregressive_generate, fast_speculative_generate
+from solutions.sampling import GreedyProcessor, MultinomialProcessor
 from solutions.speculative import speculative_generate
 from tests.conftest import PRISTINE
 
@@ -84,8 +86,8 @@ def test_drafter_equal_to_target_accepts_everything(pair):
 
 
 def test_rollback_is_a_counter_move(pair):
-    """After a crop the next forward's logits equal a fresh forward's (float64), when the
-    positions fed are the counter's."""
+    """After a crop the next step's distributions equal a fresh forward's (float64), when
+    the positions fed are the counter's."""
     target, _, prompts = pair
     model = target.to(torch.float64)
     try:
@@ -93,15 +95,44 @@ def test_rollback_is_a_counter_move(pair):
         ids = fast.sequence_buffer(prompt + [5, 6, 7, 8, 9], 40, model.device)
         runner = fast.StaticModel(model, 64)
         with torch.inference_mode():
-            runner.prefill(ids, 20)
+            runner.prefill(ids, 20, MultinomialProcessor(1.0), torch.tensor([-1]))
             runner.step(ids, 20, 5)
             runner.cache.crop(-3)  # keep 5, 6
             ids[0, 22:24] = torch.tensor([11, 12])
-            logits = runner.step(ids, 22, 2)
-            fresh = model(ids[:, :24]).logits[0, -2:]
-        assert torch.allclose(logits, fresh, atol=1e-12, rtol=0)
+            probs, _, _ = runner.step(ids, 22, 2)
+            fresh = model(ids[:, :24]).logits[0, -2:].softmax(-1)
+        assert torch.allclose(probs, fresh, atol=1e-12, rtol=0)
     finally:
         target.to(torch.float32)
+
+
+@pytest.mark.parametrize("processor", [GreedyProcessor(), MultinomialProcessor(1.0)], ids=repr)
+def test_host_reads_one_per_round_and_one_per_n_tokens(pair, processor):
+    """Outside the models' forwards the speculative loop reads the host once per round
+    (plus the prefill's end test and the output), the baseline once per HOST_READ_EVERY
+    tokens (plus the output): sampling and end tests stay on the device."""
+    target, drafter, prompts = pair
+    with HostSyncCounter() as syncs:
+        counted_target, counted_drafter = syncs.uncounted(target), syncs.uncounted(drafter)
+        fast_speculative_generate(prompts[0], counted_drafter, counted_target, gamma=4, max_gen_len=64,
+                                  logits_processor=processor, eos_tokens_id=-1, compile=False)
+        rounds, reads = counted_target.forwards - 1, syncs.count
+        syncs.count = 0
+        ids = fast_autoregressive_generate(prompts[0], counted_target, 64, logits_processor=processor,
+                                           eos_tokens_id=-1, compile=False)
+    assert rounds >= 10 and reads <= rounds + 2, (reads, rounds)
+    assert len(ids) == 64 and syncs.count <= 64 // HOST_READ_EVERY + 1, syncs.count
+
+
+def test_the_baseline_drops_what_it_decoded_past_an_end_token(pair):
+    """An end token early in a block of HOST_READ_EVERY tokens: the text still stops right
+    after it, for every place of the end token in the block."""
+    target, _, prompts = pair
+    text = reference(prompts[2], target, 30, -1)
+    for stop_at in range(2 * HOST_READ_EVERY + 1):
+        eos = text[stop_at]
+        expected = reference(prompts[2], target, 30, eos)
+        assert fast_autoregressive_generate(prompts[2], target, 30, eos_tokens_id=eos, compile=False) == expected
 
 
 def test_compiled_loops_match_and_never_recompile(small_pair):
@@ -147,7 +178,7 @@ def test_stubs_raise_not_implemented(pristine_lessons):
     ids = torch.zeros(1, 4, dtype=torch.long)
     for call in (lambda: stub.fast_speculative_generate([1, 2], None, None),
                  lambda: stub.fast_autoregressive_generate([1, 2], None),
-                 lambda: stub.draft(None, ids, 1, 2, None),
+                 lambda: stub.draft(None, ids, 1, 2),
                  lambda: stub.roll_back(None, None, ids, 1, 2, 0)):
         with pytest.raises(NotImplementedError):
             call()

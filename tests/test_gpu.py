@@ -119,3 +119,45 @@ def test_batched_rows_equal_greedy_target_on_cuda():
     outputs, rates = batched_speculative_generate(prompts, drafter, target, gamma=4, max_gen_len=32,
                                                   eos_tokens_id=NO_EOS)
     assert outputs == expected and all(0 <= r <= 1 for r in rates)
+
+
+def cuda_syncs(run) -> int:
+    """How many synchronising calls the CUDA runtime reports during ``run()``."""
+    torch.cuda.set_sync_debug_mode("warn")
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            run()
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    return sum("synchroniz" in str(w.message).lower() for w in caught)
+
+
+def test_compiled_fast_loops_sample_on_cuda_with_few_host_syncs():
+    """Lesson 7 compiled (CUDA graphs) at T = 1, the draws inside the graphs: at most one
+    sync per round for speculative decoding (drafter = target: every draft accepted, so
+    rounds = ceil(63 / 5)), one per HOST_READ_EVERY tokens for the baseline, plus four
+    per call (the prompt and end tokens copied over, the prefill's end test, the output)."""
+    from solutions.fast import HOST_READ_EVERY, fast_autoregressive_generate, fast_speculative_generate
+
+    target, _ = synthetic_pair(layers=4, hidden=256, divergence=0.02, device="cuda")
+    proc = sampling.MultinomialProcessor(1.0)
+    outputs = []
+
+    def speculative():
+        outputs.append(fast_speculative_generate(PROMPT, target, target, gamma=4, max_gen_len=64,
+                                                 logits_processor=proc, eos_tokens_id=NO_EOS))
+
+    def autoregressive():
+        outputs.append((fast_autoregressive_generate(PROMPT, target, 64, logits_processor=proc,
+                                                     eos_tokens_id=NO_EOS), None))
+
+    for _ in range(2):  # compile, then record the CUDA graphs
+        speculative()
+        autoregressive()
+    syncs = {"speculative": cuda_syncs(speculative), "autoregressive": cuda_syncs(autoregressive)}
+    print(f"CUDA syncs for 64 tokens: {syncs}")
+    assert all(len(ids) == 64 and all(0 <= t < target.config.vocab_size for t in ids) for ids, _ in outputs)
+    assert outputs[-2][1] == 1.0  # the target drafting for itself: every draft accepted
+    assert len({tuple(ids) for ids, _ in outputs[1::2]}) > 1  # sampled afresh at every call
+    assert syncs["speculative"] <= 13 + 4 and syncs["autoregressive"] <= 64 // HOST_READ_EVERY + 4, syncs

@@ -125,6 +125,10 @@ def print_fast(fast: dict) -> None:
     print(f"fast decode step {fast['target_step_ms']:.2f} ms (sampling included) against a floor of "
           f"{fast['floor_step_ms']:.2f} ms (weights and KV read once at the measured "
           f"{fast['memory_bandwidth_gb_s']:.1f} GB/s): {fast['target_step_ms'] / fast['floor_step_ms']:.1f}x")
+    print(f"fast drafter step {fast['drafter_step_ms']:.2f} ms, c = {fast['cost_ratio_c']:.3f}: in theory "
+          f"{fast['theory_speedup_vs_fast_autoregressive']:.2f}x the fast baseline at γ={fast['gamma']} "
+          f"(measured {fast['speedup_vs_fast_autoregressive']:.2f}x); the theory's best γ is "
+          f"{fast['theory_best_gamma']}")
 
 
 def plot_sweep(result: dict, path: str) -> None:

@@ -290,7 +290,7 @@ def run_bench(setup: Setup, gammas: list[int], repeats: int, sweep_repeats: int,
         row["speedup_vs_autoregressive"] = ar / row["seconds"]  # sweep and comparison share a run
     ours = timings.median(f"speculative γ={gamma}")
     hf_best = min((timings.median(m) for m in runs if m.startswith("HF")), default=None)
-    fast = (fast_report(setup, timings, first_call, setup.fast_gamma or gamma, ar, hf_best)
+    fast = (fast_report(setup, timings, first_call, setup.fast_gamma or gamma, ar, hf_best, alpha)
             if setup.fast_generate else None)
     return {
         "speedup_vs_autoregressive": ar / ours,
@@ -315,15 +315,19 @@ def run_bench(setup: Setup, gammas: list[int], repeats: int, sweep_repeats: int,
 
 
 def fast_report(setup: Setup, timings: Timings, first_call: dict, gamma: int, ar: float,
-                hf_best: float | None) -> dict:
+                hf_best: float | None, alpha: float) -> dict:
     """Lesson 7's loops against the rest of the same run, and its decode step against the
     floor the memory bandwidth sets. Compile time is the fast methods' first calls less a
-    timed call, per prompt: it never counts in tokens/s."""
+    timed call, per prompt: it never counts in tokens/s. The theory of the fast loop's
+    speedup over the fast baseline takes α from the run and c from the two models' fast
+    steps: the drafter's is timed here with the fast baseline on the drafter alone."""
     spec, base = f"fast speculative γ={gamma}", "fast autoregressive"
     per_prompt = {m: timings.median(m) / len(setup.prompts) for m in (spec, base)}
     step = 1000 * timings.median(base) / (len(setup.prompts) * setup.new_tokens)
     context = statistics.mean(len(p) for p in setup.prompts) + setup.new_tokens / 2
     bandwidth = roofline.memory_bandwidth(setup.device)
+    drafter_step = fast_step_ms(setup, setup.drafter)
+    c = drafter_step / step
     return {
         "gamma": gamma,
         "compiled": setup.compile,
@@ -334,4 +338,20 @@ def fast_report(setup: Setup, timings: Timings, first_call: dict, gamma: int, ar
         "target_step_ms": step,  # one token of the fast baseline: the compiled step and its sampling
         "floor_step_ms": roofline.floor_step_ms(setup.target, int(context), bandwidth),
         "memory_bandwidth_gb_s": bandwidth / 1e9,
+        "drafter_step_ms": drafter_step,
+        "cost_ratio_c": c,
+        "theory_speedup_vs_fast_autoregressive": theory_speedup(alpha, gamma, c),
+        "theory_best_gamma": max(range(1, 17), key=lambda g: theory_speedup(alpha, g, c)),
     }
+
+
+def fast_step_ms(setup: Setup, model) -> float:
+    """Milliseconds per token of the fast baseline on ``model`` over every prompt, after one
+    untimed call (which compiles ``model``'s step)."""
+    def run():
+        for prompt in setup.prompts:
+            setup.fast_autoregressive_generate(prompt, model, max_gen_len=setup.new_tokens,
+                                               logits_processor=setup.processor, eos_tokens_id=NO_EOS,
+                                               compile=setup.compile)
+    run()
+    return 1000 * timed(run, setup.device) / (len(setup.prompts) * setup.new_tokens)

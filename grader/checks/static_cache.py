@@ -6,7 +6,8 @@ output, end tokens, ``max_gen_len`` mid-draft, drafter = target, the exact law o
 first tokens, the exact law of the acceptance rate), then the cache discipline seen by
 wrapping both models: one ``StaticCache`` per model, each forward's positions equal to the
 cache's write position, every forward attending only to the text (rejected drafts rolled
-back before anything reads them), one host sync per round. Last, one compiled greedy run
+back before anything reads them), one host sync per round; the baseline's host reads, one
+per ``HOST_READ_EVERY`` tokens. Last, one compiled greedy run
 on the shipped pair, and a second call that must compile nothing new. A loop that fails a
 deterministic property stops there: the exact-law tests would only measure the same bug.
 """
@@ -22,6 +23,7 @@ from grader.observers.trace import LoggedModel
 from grader.oracle import laws, stats
 from solutions import sampling
 from solutions.autoregressive import autoregressive_generate
+from solutions.fast import HOST_READ_EVERY
 
 T1 = sampling.MultinomialProcessor(temperature=1.0)
 LAW_CASES = [  # the fast loop always lets the target sample the first token
@@ -38,6 +40,7 @@ DISCIPLINE = [  # (drafter, processor, prompts of two calls on the same models, 
     ("near", T1, ([1, 4, 0], [3]), 4),
 ]
 SYNC_ALLOWANCE = 3  # host reads besides one per round: the prefill's end test, the output
+BASELINE_TOKENS = 24  # the baseline's run whose host reads are counted: three reads' worth of tokens
 
 
 def run(check: CheckRun) -> None:
@@ -163,7 +166,7 @@ def stale_table(stale) -> list[list[str]]:
 
 def check_baseline(check, baseline, target, gpt2):
     """`fast_autoregressive_generate`: greedy output, end tokens, length, one exact law,
-    and its cache discipline."""
+    its cache discipline and its host reads."""
     eager = eagerly(baseline)
     for name, model in (("tiny Llama", target), ("tiny GPT-2", gpt2)):
         for prompt in ([0], [2, 3, 4]):
@@ -186,6 +189,7 @@ def check_baseline(check, baseline, target, gpt2):
                      what="(greedy, the model wrapped to record forwards)")
     with check.observing():
         judge_forwards(check, log, [2, 3] + list(ids), "fast_autoregressive_generate")
+    check_baseline_reads(check, eager, target)
     processor, prompt, length, draws = AUTOREGRESSIVE_LAW
     label = f"{processor!r}, prompt {prompt}"
     check.seed_everything("baseline law", label)
@@ -195,6 +199,24 @@ def check_baseline(check, baseline, target, gpt2):
                stats.goodness_of_fit(samples, laws.sequence_law(target, prompt, length, processor, [1]),
                                      "sequence"),
                "sample each token from logits_processor(logits of the last position)")
+
+
+def check_baseline_reads(check, eager, target) -> None:
+    """At most one host read per ``HOST_READ_EVERY`` tokens, and one for the output."""
+    allowed = BASELINE_TOKENS // HOST_READ_EVERY + 1
+    with HostSyncCounter() as syncs:
+        model = syncs.uncounted(target)
+        syncs.count = 0
+        check.call(eager, [2, 3], model, max_gen_len=BASELINE_TOKENS, eos_tokens_id=NO_EOS,
+                   what=f"(greedy, max_gen_len={BASELINE_TOKENS}, host reads counted)")
+    with check.observing():
+        check.require(f"baseline host reads, one per {HOST_READ_EVERY} tokens", syncs.count <= allowed,
+                      f"{syncs.count} host reads of tensors outside the forwards for {BASELINE_TOKENS} "
+                      f"tokens; expected at most {allowed}",
+                      f"keep the end-token tests on the device (a bool per token beside ids) and read "
+                      f"them on the host once every HOST_READ_EVERY = {HOST_READ_EVERY} tokens, then "
+                      "read ids and the tests once at the end and cut after the first end token: on "
+                      "a GPU each read waits for the device")
 
 
 def check_compiled(check, fast):
