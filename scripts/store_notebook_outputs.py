@@ -51,6 +51,7 @@ def main() -> None:
         sys.exit(f"no such notebook: {', '.join(missing)}; expected names like 03_speculative_generate")
     os.environ.pop("COURSE_IMPL", None)  # the notebooks use lessons/
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    os.environ["TQDM_DISABLE"] = "1"  # a progress bar's every step would be stored
     for path in paths:
         print(f"executing {path.name} on the shipped stubs", flush=True)
         store(path)
