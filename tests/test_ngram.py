@@ -7,10 +7,11 @@ import pytest
 import torch
 
 from grader import exercises
+from grader.bench import round_colours
 from grader.checks import ngram as check_ngram
 from grader.checks.loop_properties import NO_EOS
 from grader.models import SHIPPED_TARGET, load_pair
-from grader.observers import ngram_trace, trace
+from grader.observers import ngram_trace
 from grader.oracle import tiny
 from grader.selftest import mutants
 from grader.selftest.in_process import replayed
@@ -134,7 +135,7 @@ def test_trace_to_html_marks_each_rejected_draft():
                                         logits_processor=T1)
     accepted, drafted = ngram_trace.acceptance(found)
     assert rate == accepted / drafted
-    html = trace.to_html(found, lambda t: f"<{t[0]}>")
+    html = round_colours.to_html(found, lambda t: f"<{t[0]}>")
     assert html.count("line-through") == 1 + sum(k == "correction" for r in found for k in r.kinds)
 
 

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from grader import exercises
+from grader.bench import round_colours
 from grader.checks.loop_properties import NO_EOS, models
 from grader.models import SHIPPED_TARGET, load_pair
 from grader.observers import trace
@@ -88,7 +89,7 @@ def test_cache_changes_no_draw():
     assert rate == accepted / drafted
     by_position = trace.acceptance_by_position(cached)
     assert by_position[0][1] == sum(1 for r in cached if r.drafts)
-    html = trace.to_html(cached, lambda t: f"<{t[0]}>")
+    html = round_colours.to_html(cached, lambda t: f"<{t[0]}>")
     assert html.count("line-through") == 1 + sum(k == "correction" for r in cached for k in r.kinds)
 
 
