@@ -83,7 +83,8 @@ def run_shipped(args, settings) -> int:
     statement = power_statement(record, settings, len(tests))
     region = ("the sampler's drafter" if adapter.drafter is not None
               else "the pair's drafter (the sampler drafts without a model)")
-    header = {"sampler": adapter.name, "pair": f"target {args.target or 'shipped'}, drafter {args.drafter or 'shipped'}",
+    header = {"sampler": adapter.name,
+              "pair": f"target {args.target or 'shipped'}, drafter {args.drafter or 'shipped'}",
               "settings": str(settings), "seed": args.seed,
               "draws": f"{args.texts} texts × {args.new_tokens} tokens = {record.tokens} tokens after "
                        f"{len(prompts)} held-out prompts of {PROMPT_LENGTH} tokens, {record.seconds:.0f} s",

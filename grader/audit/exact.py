@@ -32,7 +32,8 @@ class ExactCase:
 
 def settings_of(processor) -> adapters.Sampling:
     """The Sampling settings of one of the course's processors."""
-    return adapters.Sampling(processor.temperature, getattr(processor, "top_k", None), getattr(processor, "top_p", None))
+    return adapters.Sampling(processor.temperature, getattr(processor, "top_k", None),
+                             getattr(processor, "top_p", None))
 
 
 def conditional_laws(law: dict, position: int) -> dict:

@@ -14,6 +14,9 @@ token id):
   ``P_p(q > p)(1 − P_p(q > p))``, so ``S`` over its known standard deviation is a z-statistic
   (martingale central limit theorem). A sampler leaning towards its drafter (a draft kept
   without the correction) makes ``S`` positive where the PIT's KS test is slow to notice.
+- **drafter mode** (a martingale of the same kind): ``Σ 1[x = argmax q] − p(argmax q)``. A
+  sampler that drafts greedily (while verifying against the sampled q) emits the drafter's
+  top token far more often than ``p`` gives it.
 
 Each test runs pooled over every token and at each position of the texts; Holm's procedure
 (``grader.oracle.stats.holm``) keeps the family's false-alarm rate at ``ALPHA``.
@@ -32,11 +35,14 @@ ALPHA = 1e-3  # the family-wise false-alarm rate of one audit, as for the course
 @dataclass
 class TokenStatistics:
     """Per generated token, arrays ``[texts, positions]``: the PIT value ``u``, ``p(x)``, the
-    region indicator ``1[q(x) > p(x)]`` and its null mean ``P_p(q > p)`` (NaN without a drafter)."""
+    region indicator ``1[q(x) > p(x)]`` and its null mean ``P_p(q > p)``, the mode indicator
+    ``1[x = argmax q]`` and its null mean ``p(argmax q)`` (the last four NaN without a drafter)."""
     u: np.ndarray
     p_token: np.ndarray
     in_region: np.ndarray
     region_mass: np.ndarray
+    is_mode: np.ndarray
+    mode_mass: np.ndarray
 
 
 @dataclass
@@ -59,16 +65,18 @@ def ordered_mass_before(p: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
 
 def token_statistics(p: torch.Tensor, q: torch.Tensor | None, tokens: torch.Tensor,
                      uniforms: torch.Tensor) -> tuple[np.ndarray, ...]:
-    """(u, p(x), 1[q(x) > p(x)], P_p(q > p)), each ``[n]``, for laws ``p``, ``q`` ``[n, V]``
-    (float64), tokens ``[n]`` and the audit's uniforms ``V`` ``[n]``."""
+    """The fields of TokenStatistics, each ``[n]``, for laws ``p``, ``q`` ``[n, V]`` (float64),
+    tokens ``[n]`` and the audit's uniforms ``V`` ``[n]``."""
     p_token = p.gather(-1, tokens[:, None])[:, 0]
     u = ordered_mass_before(p, tokens) + uniforms * p_token
     if q is None:
         nan = np.full(len(tokens), np.nan)
-        return u.numpy(), p_token.numpy(), nan, nan
+        return u.numpy(), p_token.numpy(), nan, nan, nan, nan
     region = q > p
     in_region = region.gather(-1, tokens[:, None])[:, 0]
-    return u.numpy(), p_token.numpy(), in_region.double().numpy(), (p * region).sum(-1).numpy()
+    mode = q.argmax(-1)
+    return (u.numpy(), p_token.numpy(), in_region.double().numpy(), (p * region).sum(-1).numpy(),
+            (tokens == mode).double().numpy(), p.gather(-1, mode[:, None])[:, 0].numpy())
 
 
 def uniformity_test(name: str, u: np.ndarray) -> Test:
@@ -77,14 +85,15 @@ def uniformity_test(name: str, u: np.ndarray) -> Test:
     return Test(name, float(result.statistic), float(result.pvalue), len(u))
 
 
-def region_test(name: str, in_region: np.ndarray, region_mass: np.ndarray) -> Test:
-    """The drafter-region martingale: z = S / sd, two-sided normal p-value."""
-    variance = float(np.sum(region_mass * (1 - region_mass)))
-    excess = float(np.sum(in_region - region_mass))
-    if variance <= 0:  # q never above p where p has mass: the region is never entered
-        return Test(name, 0.0, 1.0 if excess == 0 else 0.0, len(in_region))
+def martingale_test(name: str, hits: np.ndarray, chances: np.ndarray) -> Test:
+    """A sum of indicators minus their chances under p (a martingale of known variance):
+    z = S / sd, two-sided normal p-value."""
+    variance = float(np.sum(chances * (1 - chances)))
+    excess = float(np.sum(hits - chances))
+    if variance <= 0:  # every indicator is certain under p: any excess is impossible
+        return Test(name, 0.0, 1.0 if excess == 0 else 0.0, len(hits))
     z = excess / np.sqrt(variance)
-    return Test(name, z, float(2 * scipy_stats.norm.sf(abs(z))), len(in_region))
+    return Test(name, z, float(2 * scipy_stats.norm.sf(abs(z))), len(hits))
 
 
 def support_test(p_token: np.ndarray) -> Test:
@@ -95,17 +104,20 @@ def support_test(p_token: np.ndarray) -> Test:
 
 def audit_tests(token_stats: TokenStatistics, alpha: float = ALPHA) -> list[Test]:
     """Every test of the audit, pooled then per position, with Holm's verdict on each."""
-    tests = [support_test(token_stats.p_token.ravel()),
-             uniformity_test("PIT uniformity (KS), pooled", token_stats.u.ravel())]
-    has_region = not np.isnan(token_stats.region_mass).any()
-    if has_region:
-        tests.append(region_test("drafter region (z), pooled", token_stats.in_region.ravel(),
-                                 token_stats.region_mass.ravel()))
-    for position in range(token_stats.u.shape[1]):
-        tests.append(uniformity_test(f"PIT uniformity (KS), position {position + 1}", token_stats.u[:, position]))
-        if has_region:
-            tests.append(region_test(f"drafter region (z), position {position + 1}",
-                                     token_stats.in_region[:, position], token_stats.region_mass[:, position]))
+    ts = token_stats
+    has_drafter = not np.isnan(ts.region_mass).any()
+
+    def family(where: str, cut) -> list[Test]:
+        tests = [uniformity_test(f"PIT uniformity (KS), {where}", ts.u[cut].ravel())]
+        if has_drafter:
+            tests += [martingale_test(f"drafter region (z), {where}", ts.in_region[cut].ravel(),
+                                      ts.region_mass[cut].ravel()),
+                      martingale_test(f"drafter mode (z), {where}", ts.is_mode[cut].ravel(), ts.mode_mass[cut].ravel())]
+        return tests
+
+    tests = [support_test(ts.p_token.ravel()), *family("pooled", np.s_[:, :])]
+    for position in range(ts.u.shape[1]):
+        tests += family(f"position {position + 1}", np.s_[:, position])
     for test, rejected in zip(tests, stats.holm([t.p_value for t in tests], alpha)):
         test.rejected = rejected
     return tests

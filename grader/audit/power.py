@@ -8,7 +8,7 @@ recorded prefixes, so no model is run again):
 - a **drafter-leaning mixture**: it draws from ``(1 − ε) p + ε q``, ``q`` the drafter's law.
 
 For a deviation whose law at token ``i`` is ``p'_i``, the audit rejects at least when one of
-three tests rejects at Holm's strictest threshold ``a = ALPHA / m`` (``m`` tests), so the
+four tests rejects at Holm's strictest threshold ``a = ALPHA / m`` (``m`` tests), so the
 chance that *one* of them rejects is a lower bound on the audit's power. Each is in closed form:
 
 - **support**: ``1 − Π_i (1 − p'_i(p_i = 0))``: the chance that some token falls where ``p`` is 0.
@@ -17,8 +17,9 @@ chance that *one* of them rejects is a lower bound on the audit's power. Each is
   ``p'_i`` (piecewise linear in ``t``, exact). With ``k`` the exact KS critical value
   (``scipy.stats.kstwo``), ``P(|Ĝ(t) − t| > k)`` (normal approximation of the Bernoulli mean)
   is a lower bound on the KS power; the best ``t`` of a grid is taken.
-- **drafter region**: ``S`` has mean ``Σ (m'_i − m_i)`` and variance ``Σ m'_i (1 − m'_i)`` under
-  the deviation (``m'_i = P_{p'_i}(q > p)``); it is rejected when ``|S| > z_{a/2} · sd_0``.
+- **drafter region** and **drafter mode**: ``S`` has mean ``Σ (m'_i − m_i)`` and variance
+  ``Σ m'_i (1 − m'_i)`` under the deviation (``m'_i = P_{p'_i}(q > p)``, or ``p'_i(argmax q)``);
+  it is rejected when ``|S| > z_{a/2} · sd_0`` (normal approximation).
 
 ``tests/test_audit.py`` checks the bound against simulated draws.
 """
@@ -40,10 +41,11 @@ WIDEST = 4.0  # the largest relative temperature error searched
 @dataclass
 class Deviation:
     """A deviation's law at every recorded token: ``cdf`` ``[n, len(GRID)]`` the CDF of ``u``,
-    ``region`` ``[n]`` its mass on ``q > p`` (None without a drafter), ``outside`` ``[n]`` its mass
-    where ``p`` is 0."""
+    ``region`` ``[n]`` its mass on ``q > p`` and ``mode`` ``[n]`` its mass on ``argmax q`` (None
+    without a drafter), ``outside`` ``[n]`` its mass where ``p`` is 0."""
     cdf: np.ndarray
     region: np.ndarray | None
+    mode: np.ndarray | None
     outside: np.ndarray
 
 
@@ -75,15 +77,18 @@ def pit_cells(sorted_p: torch.Tensor) -> tuple[torch.Tensor, ...]:
     return j, inside, (sorted_p > 0).sum(-1)
 
 
-def deviation_at(cells: tuple, sorted_alt: torch.Tensor, region: torch.Tensor | None) -> tuple:
-    """(u's CDF ``[n, len(GRID)]``, mass on the region ``[n]`` or None, mass outside p's support
-    ``[n]``) when tokens are drawn from ``sorted_alt`` ``[n, V]``; ``cells`` from ``pit_cells``."""
+def deviation_at(cells: tuple, sorted_alt: torch.Tensor, region: torch.Tensor | None,
+                 mode: torch.Tensor | None) -> tuple:
+    """The fields of Deviation when tokens are drawn from ``sorted_alt`` ``[n, V]``; ``cells``
+    from ``pit_cells``, ``region`` ``[n, V]`` and ``mode`` ``[n]`` in the same order (or None)."""
     j, inside, support = cells
     through = sorted_alt.cumsum(-1)
     at_j = sorted_alt.gather(-1, j)
     cdf = through.gather(-1, j) - at_j + at_j * inside
     outside = 1 - through.gather(-1, (support - 1).clamp(min=0)[:, None])[:, 0]
-    return (cdf.numpy(), None if region is None else (sorted_alt * region).sum(-1).numpy(),
+    if region is None:
+        return cdf.numpy(), None, None, outside.clamp(min=0).numpy()
+    return (cdf.numpy(), (sorted_alt * region).sum(-1).numpy(), sorted_alt.gather(-1, mode[:, None])[:, 0].numpy(),
             outside.clamp(min=0).numpy())
 
 
@@ -95,31 +100,32 @@ class Contexts:
     def __init__(self, target_logits: torch.Tensor, drafter_logits: torch.Tensor | None, settings):
         self.settings = settings
         processor = settings.processor(target_logits.shape[-1])
-        self.chunks = []  # (sorted logits, pit cells, region or None) per CHUNK tokens
+        self.chunks = []  # (sorted logits, pit cells, region, mode: None without a drafter) per CHUNK tokens
         toward_q = []
         for rows in torch.arange(target_logits.shape[0]).split(CHUNK):
             logits, order = torch.sort(target_logits[rows], dim=-1, descending=True, stable=True)
             p = sorted_law(logits, settings)
-            cells, region = pit_cells(p), None
+            cells, region, mode = pit_cells(p), None, None
             if drafter_logits is not None:
                 q = processor(drafter_logits[rows].double()).gather(-1, order)
-                region = q > p
-                toward_q.append(deviation_at(cells, q, region))
-            self.chunks.append((logits, cells, region))
+                region, mode = q > p, q.argmax(-1)
+                toward_q.append(deviation_at(cells, q, region, mode))
+            self.chunks.append((logits, cells, region, mode))
         self.toward_q = Deviation(*(np.concatenate(c) for c in zip(*toward_q))) if toward_q else None
 
     def deviation(self, settings) -> Deviation:
         """The Deviation of sampling with ``settings`` instead of the audited ones."""
-        parts = [deviation_at(cells, sorted_law(logits, settings), region) for logits, cells, region in self.chunks]
-        cdf, region, outside = zip(*parts)
-        return Deviation(np.concatenate(cdf), None if region[0] is None else np.concatenate(region),
-                         np.concatenate(outside))
+        parts = [deviation_at(cells, sorted_law(logits, settings), region, mode)
+                 for logits, cells, region, mode in self.chunks]
+        return Deviation(*(None if column[0] is None else np.concatenate(column) for column in zip(*parts)))
 
 
-def detection_bound(dev: Deviation, null_region: np.ndarray | None, threshold: float) -> float:
-    """A lower bound on the chance that the support, KS or region test rejects at ``threshold``."""
+def detection_bound(dev: Deviation, null: Deviation, threshold: float) -> float:
+    """A lower bound on the chance that the support, KS, region or mode test rejects at
+    ``threshold``; ``null`` holds the chances under p (its ``region`` and ``mode``)."""
     support = -math.expm1(float(np.sum(np.log1p(-np.clip(dev.outside, 0, 1 - 1e-15)))))
-    return max(support, ks_bound(dev.cdf, threshold), region_bound(dev.region, null_region, threshold))
+    return max(support, ks_bound(dev.cdf, threshold), martingale_bound(dev.region, null.region, threshold),
+               martingale_bound(dev.mode, null.mode, threshold))
 
 
 def ks_bound(cdf: np.ndarray, threshold: float) -> float:
@@ -132,14 +138,16 @@ def ks_bound(cdf: np.ndarray, threshold: float) -> float:
     return float(chance.max())
 
 
-def region_bound(region: np.ndarray | None, null_region: np.ndarray | None, threshold: float) -> float:
-    if region is None or null_region is None:
+def martingale_bound(chances: np.ndarray | None, null_chances: np.ndarray | None, threshold: float) -> float:
+    """The chance that a martingale test (grader/audit/pit.py) rejects when its indicators have
+    ``chances`` ``[n]`` instead of ``null_chances`` (normal approximation)."""
+    if chances is None or null_chances is None:
         return 0.0
-    null_sd = math.sqrt(float(np.sum(null_region * (1 - null_region))))
-    sd = math.sqrt(float(np.sum(region * (1 - region))))
+    null_sd = math.sqrt(float(np.sum(null_chances * (1 - null_chances))))
+    sd = math.sqrt(float(np.sum(chances * (1 - chances))))
     if null_sd == 0 or sd == 0:
         return 0.0
-    shift, z = float(np.sum(region - null_region)), scipy_stats.norm.isf(threshold / 2)
+    shift, z = float(np.sum(chances - null_chances)), scipy_stats.norm.isf(threshold / 2)
     return float(scipy_stats.norm.sf((z * null_sd - shift) / sd) + scipy_stats.norm.cdf((-z * null_sd - shift) / sd))
 
 
@@ -175,12 +183,14 @@ def power_statement(record, settings, tests: int, alpha: float = ALPHA, power: f
     drafter = record.drafter_logits.reshape(-1, vocab) if record.drafter_logits is not None else None
     contexts = Contexts(record.target_logits.reshape(-1, vocab), drafter, settings)
     threshold = alpha / tests
-    null_region = None if drafter is None else record.token_stats.region_mass.ravel()
+    stats = record.token_stats
+    null = Deviation(None, None, None, None) if drafter is None else \
+        Deviation(None, stats.region_mass.ravel(), stats.mode_mass.ravel(), None)
 
     def temperature_chance(factor):
         def chance(r):
             changed = type(settings)(settings.temperature * factor(r), settings.top_k, settings.top_p)
-            return detection_bound(contexts.deviation(changed), null_region, threshold)
+            return detection_bound(contexts.deviation(changed), null, threshold)
         return chance
 
     hotter = smallest_caught(temperature_chance(lambda r: 1 + r), WIDEST, power)
@@ -190,8 +200,8 @@ def power_statement(record, settings, tests: int, alpha: float = ALPHA, power: f
         toward_q = contexts.toward_q
 
         def mixture_chance(eps):
-            mixed = Deviation((1 - eps) * GRID + eps * toward_q.cdf, (1 - eps) * null_region + eps * toward_q.region,
-                              eps * toward_q.outside)
-            return detection_bound(mixed, null_region, threshold)
+            mixed = Deviation((1 - eps) * GRID + eps * toward_q.cdf, (1 - eps) * null.region + eps * toward_q.region,
+                              (1 - eps) * null.mode + eps * toward_q.mode, eps * toward_q.outside)
+            return detection_bound(mixed, null, threshold)
         mixture = smallest_caught(mixture_chance, 1.0, power)
     return PowerStatement(power, threshold, hotter, colder, mixture)

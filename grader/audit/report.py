@@ -14,7 +14,8 @@ def verdict_line(tests) -> str:
     if rejected:
         return (f"verdict: FAIL — {len(rejected)} of {len(tests)} tests reject exact sampling "
                 f"(Holm, family false-alarm rate {ALPHA:g})")
-    return f"verdict: PASS — none of {len(tests)} tests rejects exact sampling (Holm, family false-alarm rate {ALPHA:g})"
+    return (f"verdict: PASS — none of {len(tests)} tests rejects exact sampling "
+            f"(Holm, family false-alarm rate {ALPHA:g})")
 
 
 def test_row(test) -> str:
@@ -29,7 +30,7 @@ def describe_size(value: float | None, form: str) -> str:
 def text(header: dict, tests, statement) -> str:
     """The report of a real-vocabulary audit (``statement``: grader/audit/power.PowerStatement)."""
     lines = [f"grader audit: {header['sampler']}", *(f"{k}: {v}" for k, v in header.items() if k != "sampler"),
-             verdict_line(tests), "  tests (statistic: KS distance D, region z, or a count):"]
+             verdict_line(tests), "  tests (statistic: KS distance D, region or mode z, or a count):"]
     pooled = [t for t in tests if "position" not in t.name]
     per_position = sorted((t for t in tests if "position" in t.name), key=lambda t: t.p_value)
     lines += [test_row(t) for t in pooled]
@@ -80,7 +81,8 @@ def figure(path: str, record, tests, threshold: float, title: str) -> None:
     left.axhline(len(u) / bins, color="black", linestyle="--", label="exact sampling")
     left.set(xlabel="randomized PIT u", ylabel="tokens", title=f"u over {len(u)} tokens")
     left.legend()
-    for kind, colour in (("PIT uniformity", "tab:blue"), ("drafter region", "tab:orange")):
+    for kind, colour in (("PIT uniformity", "tab:blue"), ("drafter region", "tab:orange"),
+                         ("drafter mode", "tab:green")):
         rows = [(int(t.name.rsplit(" ", 1)[1]), t.p_value) for t in tests
                 if t.name.startswith(kind) and "position" in t.name]
         if rows:

@@ -5,5 +5,6 @@ PATCHES = [(
     "        rejected_idx, token = speculative_sampling(p, q, ids[0, end : end + k])\n",
     "        rejected_idx, token = speculative_sampling(p, q, ids[0, end : end + k])\n"
     "        if rejected_idx == k:\n"
-    "            token = logits_processor.sample(logits_processor(forward(drafter, ids, end + k, drafter_cache, rows=1))[0])\n",
+    "            q_next = logits_processor(forward(drafter, ids, end + k, drafter_cache, rows=1))[0]\n"
+    "            token = logits_processor.sample(q_next)\n",
 )]

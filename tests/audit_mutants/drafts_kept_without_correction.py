@@ -1,4 +1,5 @@
-"""After a rejection the token comes from p instead of the residual max(p − q, 0) (skip_sample_adjustment=True): the drafter's likely tokens are over-represented."""
+"""After a rejection the token comes from p instead of the residual max(p − q, 0)
+(skip_sample_adjustment=True): the drafter's likely tokens are over-represented."""
 EXERCISES = ("audit",)
 MODULE = "speculative"
 PATCHES = [(

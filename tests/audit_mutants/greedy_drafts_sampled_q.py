@@ -1,4 +1,5 @@
-"""The drafter drafts greedily under sampling while its sampled law is still used as q (transformers PR #30778, reverted in #33534)."""
+"""The drafter drafts greedily under sampling while its sampled law is still used as q
+(transformers PR #30778, reverted in #33534)."""
 EXERCISES = ("audit",)
 MODULE = "speculative"
 PATCHES = [(

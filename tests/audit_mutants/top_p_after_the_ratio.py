@@ -1,4 +1,5 @@
-"""Top-p is applied after the acceptance ratio: drafts, the ratio, the residual and the bonus use the temperature-only laws, so tokens outside the nucleus come out."""
+"""Top-p is applied after the acceptance ratio: drafts, the ratio, the residual and the bonus
+use the temperature-only laws, so tokens outside the nucleus come out."""
 EXERCISES = ("audit",)
 MODULE = "speculative"
 PATCHES = [(
