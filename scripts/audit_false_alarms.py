@@ -19,6 +19,8 @@ from pathlib import Path
 
 from scipy import stats as scipy_stats
 
+from grader.audit import command
+
 ROOT = Path(__file__).resolve().parents[1]
 MUTANTS = ROOT / "tests" / "audit_mutants"
 
@@ -27,7 +29,7 @@ def audit(job: tuple) -> tuple:
     """(label, seed, passed, pooled (name, statistic, p) list, rejected names, seconds) of one audit."""
     import torch
 
-    from grader.audit import adapters, command
+    from grader.audit import adapters
     from grader.audit.draws import draw
     from grader.audit.pit import audit_tests
     from grader.models import load_pair
@@ -49,11 +51,10 @@ def audit(job: tuple) -> tuple:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=20)
-    parser.add_argument("--texts", type=int, default=160)
-    parser.add_argument("--new-tokens", type=int, default=48)
+    parser.add_argument("--texts", type=int, default=command.DEFAULT_TEXTS)
+    parser.add_argument("--new-tokens", type=int, default=command.DEFAULT_NEW_TOKENS)
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
-    sys.path.insert(0, str(ROOT))
     from grader.selftest import mutants
 
     built = Path(tempfile.mkdtemp(prefix="audit_mutants_"))

@@ -4,8 +4,8 @@ import sys
 
 from grader.audit import adapters
 
-DEFAULT_TEXTS = 160
-DEFAULT_NEW_TOKENS = 48
+DEFAULT_TEXTS = 96
+DEFAULT_NEW_TOKENS = 40
 PROMPTS = 8
 PROMPT_LENGTH = 32
 
