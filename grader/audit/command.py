@@ -1,6 +1,7 @@
 """`grader audit SAMPLER`: draw texts from a speculative sampler and test that they follow the
 target's law, with the power of the draws made stated beside the verdict."""
 import sys
+from pathlib import Path
 
 from grader.audit import adapters
 
@@ -43,6 +44,9 @@ def run(parser, args) -> int:
         torch.set_num_threads(args.threads)
     if min(args.texts, args.new_tokens, args.gamma) < 1 or (args.draws is not None and args.draws < 1):
         parser.error("--texts, --new-tokens, --draws and --gamma must be positive")
+    if args.sampler not in adapters.BUILT_IN and not Path(args.sampler).is_file():
+        parser.error(f"no adapter file at {args.sampler!r}; expected one of {', '.join(adapters.BUILT_IN)} "
+                     "or a .py file defining make_adapter(target, drafter, settings, new_tokens)")
     try:
         settings = adapters.Sampling(args.temperature, args.top_k, args.top_p)
         if args.pair == "tiny":
