@@ -76,7 +76,8 @@ class Sampling:
 
 class HFAssisted:
     """transformers' assisted generation: ``target.generate(assistant_model=drafter)`` with
-    a constant ``num_assistant_tokens = gamma`` drafts per round."""
+    a constant ``num_assistant_tokens = gamma`` drafts per round (set on the drafter's own
+    generation config, where transformers reads it)."""
 
     def __init__(self, target, drafter, settings: Sampling, new_tokens: int, gamma: int = 4):
         self.name = f"transformers assisted generation (num_assistant_tokens={gamma}, constant)"
@@ -128,8 +129,8 @@ class CourseLoop:
             self.function = getattr(implementation.load(impl, module), function)
         except (implementation.ImplementationNotFound, ImportError, AttributeError) as exc:
             raise AdapterError(f"cannot take {function} from --impl {impl}: {exc}") from exc
-        self.name = f"{function} from {impl} (gamma={gamma})" if loop != "tree_speculative_generate" \
-            else f"{function} from {impl} (branching=(2, 2, 1))"
+        shape = "branching=(2, 2, 1)" if loop == "tree_speculative_generate" else f"gamma={gamma}"
+        self.name = f"{function} from {impl} ({shape})"
         self.target, self.drafter, self.settings, self.new_tokens = target, drafter, settings, new_tokens
         self.loop, self.gamma = loop, gamma
         self.processor = settings.processor(target.config.vocab_size)

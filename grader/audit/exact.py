@@ -19,8 +19,6 @@ from grader.audit.pit import ALPHA, Test
 from grader.checks.speculative_generate import LAW_CASES, models
 from grader.oracle import laws, power, stats
 
-MIN_DRAWS = 50
-
 
 @dataclass
 class ExactCase:
@@ -54,7 +52,7 @@ def exact_audit(sampler: str, seed: int, impl: str, loop: str, draws: int | None
         settings = settings_of(case.processor)
         drafter = drafters[case.drafter]
         adapter = adapters.make(sampler, target, drafter, settings, case.length, case.gamma, impl, loop)
-        count = max(MIN_DRAWS, draws or case.draws)
+        count = draws or case.draws
         samples = [tuple(adapters.checked_generate(adapter, case.prompt, seed * 1_000_003 + index * 10_007 + i,
                                                    case.length, target.config.vocab_size))
                    for i in range(count)]

@@ -40,9 +40,7 @@ def text(header: dict, tests, statement) -> str:
                  f"strictest threshold {statement.threshold:.2g}):")
     lines.append("  temperature error: " + describe_size(statement.hotter, "T·(1 + r) for r ≥ {:.3f}") + "; "
                  + describe_size(statement.colder, "T / (1 + r) for r ≥ {:.3f}"))
-    if statement.mixture is not None or header.get("region") != "none":
-        lines.append("  drafter-leaning mixture (1 − ε) p + ε q: "
-                     + describe_size(statement.mixture, "ε ≥ {:.4f}"))
+    lines.append("  drafter-leaning mixture (1 − ε) p + ε q: " + describe_size(statement.mixture, "ε ≥ {:.4f}"))
     return "\n".join(lines)
 
 
