@@ -5,7 +5,7 @@ command line starts without loading torch.
 
 Layout, by the part each package plays:
 
-- the fronts: ``cli`` (``grader check|list|bench|demo|grade``), ``notebook`` (``check()``
+- the fronts: ``cli`` (``grader check|list|bench|demo|grade|audit``), ``notebook`` (``check()``
   in a notebook), ``grade`` (a class graded for an instructor), ``progress`` (statuses);
 - shared records: ``sources`` (the course's code run from verified source only),
   ``exercises`` (the table of exercises), ``verdict`` (verdicts and their
@@ -21,6 +21,9 @@ Layout, by the part each package plays:
   that log forwards, host-sync and torch-call counters), carried as data to the decider;
 - ``oracle/``: exact laws, tiny enumerable models and the statistical tests;
 - ``bench/``: ``grader bench`` and ``grader demo``, and the measurements notebooks draw;
+- ``audit/``: ``grader audit``, the exactness tests pointed at any sampler (transformers',
+  a course loop, a user's adapter); it runs that sampler in its own process, so it is a
+  tool for one's own code, never part of grading;
 - ``models/``: the shipped pair (``models/shipped/``), its corpus, the synthetic pair;
 - ``selftest/``: the grader's tests of itself: mutants each check must catch, valid
   variants it must pass, and checks run in one process for the test suite.

@@ -1,4 +1,4 @@
-"""The `grader` command: check exercises, list progress, bench and demo."""
+"""The `grader` command: check exercises, list progress, bench, demo and audit samplers."""
 import argparse
 import os
 import sys
@@ -62,6 +62,12 @@ def build_parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="speculative decoding on the shipped pair, coloured, "
                                "with its speedup measured on the spot")
     add_demo_arguments(demo)
+
+    audit = commands.add_parser("audit", help="test any speculative sampler's output law (transformers' "
+                                "assisted generation, its prompt lookup, your loops, your adapter), "
+                                "with the power of the draws stated")
+    from grader.audit.command import add_arguments as add_audit_arguments
+    add_audit_arguments(audit)
     return parser
 
 
@@ -159,6 +165,9 @@ def run_command(parser: argparse.ArgumentParser, args) -> int:
         return run(args)
     if args.command == "grade":
         return grade(subparser(parser, "grade"), args)
+    if args.command == "audit":
+        from grader.audit.command import run
+        return run(subparser(parser, "audit"), args)
     return check(subparser(parser, "check"), args)
 
 

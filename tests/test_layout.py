@@ -24,8 +24,9 @@ ALLOWED = {  # part -> the grader's parts and course packages it may import
     "runner": {"checks", "exercises", "implementation", "observers", "solutions", "wire"},  # the gate
     "meanwhile": {"exercises"},
     "bench": {"implementation", "models", "observers", "solutions"},
+    "audit": {"checks", "implementation", "models", "oracle", "solutions"},
     "selftest": {"checks", "decider", "exercises", "implementation", "observers", "runner", "verdict"},
-    **{front: {"bench", "checks", "decider", "exercises", "implementation", "meanwhile", "models",
+    **{front: {"audit", "bench", "checks", "decider", "exercises", "implementation", "meanwhile", "models",
                "observers", "progress", "grade", "notebook", "cli", "sources", "verdict"} for front in FRONTS},
 }
 

@@ -1,0 +1,9 @@
+"""`grader audit`: the course's exactness tests pointed at any speculative sampler.
+
+- ``adapters``: the contract a sampler is audited through, and the built-in adapters;
+- ``draws``: texts drawn from a sampler, with the target's law at every token;
+- ``pit``: the randomized PIT, support and drafter-region tests, per position and pooled;
+- ``power``: the smallest temperature error and drafter-leaning mixture the draws catch;
+- ``exact``: the exact-law audit on the tiny enumerable pairs;
+- ``report``: text, JSON and figure; ``command``: the CLI.
+"""

@@ -1,0 +1,201 @@
+"""The samplers `grader audit` can test, behind one small contract.
+
+An adapter names what it samples from and draws one text at a time::
+
+    adapter.name       # how the report names the sampler
+    adapter.target     # the causal LM whose law the output must follow
+    adapter.drafter    # the model that drafts (None when drafts come from elsewhere)
+    adapter.settings   # Sampling(temperature, top_k, top_p): the law is the target's after these
+    adapter.generate(prompt_ids: list[int], seed: int) -> list[int]
+                       # exactly ``new_tokens`` generated ids, prompt excluded; the same seed
+                       # gives the same ids, different seeds independent draws
+
+The built-in adapters are transformers' assisted generation (``hf-assisted``), its prompt
+lookup (``prompt-lookup``) and the course's loops (``lessons``: lessons 3, 7, 8, 9, from
+``--impl``). A user's adapter is a ``.py`` file defining ``make_adapter(target, drafter,
+settings, new_tokens)`` that returns an object with the attributes above.
+"""
+import importlib.util
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from grader import implementation
+from solutions import sampling
+
+NO_EOS = 10**6  # an end token no model produces: every text has its full length
+LOOPS = {  # --loop -> (lesson module, function): the course's speculative loops
+    "speculative_generate": ("speculative", "speculative_generate"),
+    "fast_speculative_generate": ("fast", "fast_speculative_generate"),
+    "batched_speculative_generate": ("batched", "batched_speculative_generate"),
+    "tree_speculative_generate": ("trees", "tree_speculative_generate"),
+}
+BUILT_IN = ("hf-assisted", "prompt-lookup", "lessons")
+
+
+class AdapterError(Exception):
+    """An adapter that cannot be built or broke its contract: the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """The sampling settings; the law under test is the target's after them.
+
+    ``top_k``: None keeps every token; ``top_p``: None (or 1) keeps the whole mass.
+    """
+    temperature: float = 1.0
+    top_k: int | None = None
+    top_p: float | None = None
+
+    def __post_init__(self):
+        if not self.temperature > 0:
+            raise AdapterError(f"temperature must be > 0, got {self.temperature}: the audit tests "
+                               "sampling (greedy output is checked by `grader check`)")
+        if self.top_k is not None and not (isinstance(self.top_k, int) and self.top_k >= 1):
+            raise AdapterError(f"top_k must be None or an int >= 1, got {self.top_k!r}")
+        if self.top_p is not None and not 0 < self.top_p <= 1:
+            raise AdapterError(f"top_p must be None or in (0, 1], got {self.top_p!r}")
+
+    def processor(self, vocab_size: int) -> sampling.LogitsProcessor:
+        """The course's processor for these settings: temperature, then top-k, then top-p
+        (the order transformers applies them in)."""
+        return sampling.TopKNucleusProcessor(self.temperature, self.top_k or vocab_size, self.top_p or 1.0)
+
+    def hf_kwargs(self) -> dict:
+        """The same settings as transformers' ``generate`` arguments (0 and 1.0 switch off
+        its top-k and top-p, whose defaults may come from a model's generation config)."""
+        return dict(do_sample=True, temperature=self.temperature, top_k=self.top_k or 0,
+                    top_p=self.top_p or 1.0)
+
+    def __str__(self) -> str:
+        return (f"temperature {self.temperature:g}, top-k {self.top_k or 'off'}, "
+                f"top-p {self.top_p if self.top_p not in (None, 1.0) else 'off'}")
+
+
+class HFAssisted:
+    """transformers' assisted generation: ``target.generate(assistant_model=drafter)`` with
+    a constant ``num_assistant_tokens = gamma`` drafts per round (set on the drafter's own
+    generation config, where transformers reads it)."""
+
+    def __init__(self, target, drafter, settings: Sampling, new_tokens: int, gamma: int = 4):
+        self.name = f"transformers assisted generation (num_assistant_tokens={gamma}, constant)"
+        self.target, self.drafter, self.settings, self.new_tokens = target, drafter, settings, new_tokens
+        drafter.generation_config.num_assistant_tokens = gamma
+        drafter.generation_config.num_assistant_tokens_schedule = "constant"
+
+    def generate(self, prompt_ids: list[int], seed: int) -> list[int]:
+        return hf_generate(self.target, prompt_ids, seed, self.new_tokens, self.settings,
+                           assistant_model=self.drafter)
+
+
+class HFPromptLookup:
+    """transformers' prompt-lookup decoding: drafts copied from earlier text
+    (``prompt_lookup_num_tokens = gamma``), verified by the target."""
+
+    def __init__(self, target, drafter, settings: Sampling, new_tokens: int, gamma: int = 4):
+        self.name = f"transformers prompt lookup (prompt_lookup_num_tokens={gamma})"
+        self.target, self.drafter, self.settings, self.new_tokens = target, None, settings, new_tokens
+        self.gamma = gamma
+
+    def generate(self, prompt_ids: list[int], seed: int) -> list[int]:
+        return hf_generate(self.target, prompt_ids, seed, self.new_tokens, self.settings,
+                           prompt_lookup_num_tokens=self.gamma)
+
+
+def hf_generate(target, prompt_ids: list[int], seed: int, new_tokens: int, settings: Sampling, **how) -> list[int]:
+    """``target.generate`` for exactly ``new_tokens`` tokens (no end token), seeded."""
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.set_verbosity_error()  # its notes on generation arguments are noise here
+    torch.manual_seed(seed)
+    ids = torch.tensor([prompt_ids], device=target.device)
+    out = target.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=new_tokens,
+                          min_new_tokens=new_tokens, eos_token_id=None, pad_token_id=0,
+                          **settings.hf_kwargs(), **how)
+    return out[0, len(prompt_ids):].tolist()
+
+
+class CourseLoop:
+    """One of the course's speculative loops from an implementation (``--impl``)."""
+
+    def __init__(self, target, drafter, settings: Sampling, new_tokens: int, gamma: int = 4,
+                 impl: str = implementation.DEFAULT_IMPL, loop: str = "speculative_generate"):
+        if loop not in LOOPS:
+            raise AdapterError(f"unknown loop {loop!r}; expected one of {', '.join(LOOPS)}")
+        module, function = LOOPS[loop]
+        try:
+            self.function = getattr(implementation.load(impl, module), function)
+        except (implementation.ImplementationNotFound, ImportError, AttributeError) as exc:
+            raise AdapterError(f"cannot take {function} from --impl {impl}: {exc}") from exc
+        shape = "branching=(2, 2, 1)" if loop == "tree_speculative_generate" else f"gamma={gamma}"
+        self.name = f"{function} from {impl} ({shape})"
+        self.target, self.drafter, self.settings, self.new_tokens = target, drafter, settings, new_tokens
+        self.loop, self.gamma = loop, gamma
+        self.processor = settings.processor(target.config.vocab_size)
+
+    def generate(self, prompt_ids: list[int], seed: int) -> list[int]:
+        torch.manual_seed(seed)
+        common = dict(logits_processor=self.processor, max_gen_len=self.new_tokens, eos_tokens_id=NO_EOS)
+        try:
+            if self.loop == "speculative_generate":
+                return self.function(prompt_ids, self.drafter, self.target, gamma=self.gamma,
+                                     use_cache=True, **common)[0]
+            if self.loop == "fast_speculative_generate":
+                return self.function(prompt_ids, self.drafter, self.target, gamma=self.gamma,
+                                     compile=False, **common)[0]
+            if self.loop == "batched_speculative_generate":
+                return self.function([prompt_ids], self.drafter, self.target, gamma=self.gamma, **common)[0][0]
+            return self.function(prompt_ids, self.drafter, self.target, use_cache=True, **common)[0]
+        except NotImplementedError as exc:
+            raise AdapterError(f"{self.name}: not started (it raises NotImplementedError); write it, "
+                               "or audit the reference with --impl solutions") from exc
+
+
+def load_adapter_file(path: str, target, drafter, settings: Sampling, new_tokens: int):
+    """A user's adapter: ``make_adapter(target, drafter, settings, new_tokens)`` from ``path``."""
+    file = Path(path)
+    if not file.is_file():
+        raise AdapterError(f"no adapter file at {path!r}; expected one of {', '.join(BUILT_IN)} or a "
+                           ".py file defining make_adapter(target, drafter, settings, new_tokens)")
+    spec = importlib.util.spec_from_file_location(f"audit_adapter_{file.stem}", file)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    if not callable(getattr(module, "make_adapter", None)):
+        raise AdapterError(f"{path} defines no make_adapter(target, drafter, settings, new_tokens)")
+    adapter = module.make_adapter(target, drafter, settings, new_tokens)
+    missing = [a for a in ("name", "target", "drafter", "settings", "generate") if not hasattr(adapter, a)]
+    if missing:
+        raise AdapterError(f"the adapter from {path} lacks {', '.join(missing)}; an adapter has name, "
+                           "target, drafter, settings and generate(prompt_ids, seed) -> ids")
+    return adapter
+
+
+def make(sampler: str, target, drafter, settings: Sampling, new_tokens: int, gamma: int = 4,
+         impl: str = implementation.DEFAULT_IMPL, loop: str = "speculative_generate"):
+    """The adapter ``sampler`` names: a built-in one or a user's file."""
+    if sampler == "hf-assisted":
+        return HFAssisted(target, drafter, settings, new_tokens, gamma)
+    if sampler == "prompt-lookup":
+        return HFPromptLookup(target, drafter, settings, new_tokens, gamma)
+    if sampler == "lessons":
+        return CourseLoop(target, drafter, settings, new_tokens, gamma, impl, loop)
+    return load_adapter_file(sampler, target, drafter, settings, new_tokens)
+
+
+def checked_generate(adapter, prompt_ids: list[int], seed: int, new_tokens: int, vocab_size: int) -> list[int]:
+    """``adapter.generate``, its output checked against the contract."""
+    ids = adapter.generate(list(prompt_ids), seed)
+    if isinstance(ids, torch.Tensor):
+        ids = ids.tolist()
+    if not (isinstance(ids, list) and all(isinstance(i, int) for i in ids)):
+        raise AdapterError(f"{adapter.name}: generate returned {type(ids).__name__} {str(ids)[:80]}; "
+                           "expected a list of int token ids (the generated ids, prompt excluded)")
+    if len(ids) != new_tokens:
+        raise AdapterError(f"{adapter.name}: generate returned {len(ids)} ids; expected {new_tokens} "
+                           "(no end token stops the text)")
+    if any(not 0 <= i < vocab_size for i in ids):
+        raise AdapterError(f"{adapter.name}: generate returned ids outside the vocabulary [0, {vocab_size})")
+    return ids

@@ -1,0 +1,101 @@
+"""`grader audit SAMPLER`: draw texts from a speculative sampler and test that they follow the
+target's law, with the power of the draws made stated beside the verdict."""
+import sys
+from pathlib import Path
+
+from grader.audit import adapters
+
+DEFAULT_TEXTS = 96
+DEFAULT_NEW_TOKENS = 40
+PROMPTS = 8
+PROMPT_LENGTH = 32
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("sampler", metavar="SAMPLER",
+                        help="hf-assisted, prompt-lookup, lessons (the course's loops, see --loop and "
+                             "--impl) or a .py file defining make_adapter(target, drafter, settings, new_tokens)")
+    parser.add_argument("--pair", choices=["shipped", "tiny"], default="shipped",
+                        help="shipped: the trained pair, PIT and drafter-region tests (default); tiny: "
+                             "the enumerable pairs, exact-law tests")
+    parser.add_argument("--target", help="a local model directory instead of the shipped target")
+    parser.add_argument("--drafter", help="a local model directory instead of the shipped drafter")
+    parser.add_argument("--impl", default="lessons", help="lessons (default), solutions, a module or a .py file")
+    parser.add_argument("--loop", choices=list(adapters.LOOPS), default="speculative_generate",
+                        help="which of the course's loops `lessons` audits")
+    parser.add_argument("--texts", type=int, default=DEFAULT_TEXTS, help="texts drawn (shipped pair)")
+    parser.add_argument("--new-tokens", type=int, default=DEFAULT_NEW_TOKENS, help="tokens per text")
+    parser.add_argument("--draws", type=int, default=None, help="texts per case on the tiny pair")
+    parser.add_argument("--gamma", type=int, default=4, help="drafts per round")
+    parser.add_argument("--temperature", type=float, default=0.8)
+    parser.add_argument("--top-k", type=int, default=None)
+    parser.add_argument("--top-p", type=float, default=0.95)
+    parser.add_argument("--seed", type=int, default=0, help="seed of the sampler's texts and the PIT's uniforms")
+    parser.add_argument("--figure", default="audit.png", help="where the figure goes ('' for none)")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--threads", type=int, default=None, help="torch threads")
+
+
+def run(parser, args) -> int:
+    import torch
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    if min(args.texts, args.new_tokens, args.gamma) < 1 or (args.draws is not None and args.draws < 1):
+        parser.error("--texts, --new-tokens, --draws and --gamma must be positive")
+    if args.sampler not in adapters.BUILT_IN and not Path(args.sampler).is_file():
+        parser.error(f"no adapter file at {args.sampler!r}; expected one of {', '.join(adapters.BUILT_IN)} "
+                     "or a .py file defining make_adapter(target, drafter, settings, new_tokens)")
+    try:
+        settings = adapters.Sampling(args.temperature, args.top_k, args.top_p)
+        if args.pair == "tiny":
+            return run_exact(args)
+        return run_shipped(args, settings)
+    except adapters.AdapterError as exc:
+        print(f"✘ {exc}", file=sys.stderr)
+        return 2
+
+
+def run_exact(args) -> int:
+    from grader.audit import report
+    from grader.audit.exact import exact_audit
+
+    tests, cases = exact_audit(args.sampler, args.seed, args.impl, args.loop, args.draws)
+    header = {"sampler": args.sampler if args.sampler != "lessons" else f"{args.loop} from {args.impl}",
+              "pair": "tiny enumerable pairs (grader/checks/speculative_generate.py's law cases)",
+              "seed": args.seed}
+    print(report.as_json(header, tests, cases=[vars(c) for c in cases]) if args.json
+          else report.exact_text(header, tests, cases))
+    return 0 if not any(t.rejected for t in tests) else 1
+
+
+def run_shipped(args, settings) -> int:
+    from grader.audit import report
+    from grader.audit.draws import draw
+    from grader.audit.pit import audit_tests
+    from grader.audit.power import power_statement
+    from grader.models import SHIPPED_DRAFTER, SHIPPED_TARGET, load_pair
+    from grader.models.corpus import held_out_prompts
+
+    target, drafter, tokenizer = load_pair(args.device, target=args.target or SHIPPED_TARGET,
+                                           drafter=args.drafter or SHIPPED_DRAFTER)
+    adapter = adapters.make(args.sampler, target, drafter, settings, args.new_tokens, args.gamma, args.impl, args.loop)
+    prompts = held_out_prompts(tokenizer, PROMPTS, PROMPT_LENGTH)
+    record = draw(adapter, prompts, args.texts, args.new_tokens, args.seed, region_model=drafter)
+    tests = audit_tests(record.token_stats)
+    statement = power_statement(record, settings, len(tests))
+    region = ("the sampler's drafter" if adapter.drafter is not None
+              else "the pair's drafter (the sampler drafts without a model)")
+    header = {"sampler": adapter.name,
+              "pair": f"target {args.target or 'shipped'}, drafter {args.drafter or 'shipped'}",
+              "settings": str(settings), "seed": args.seed,
+              "draws": f"{args.texts} texts × {args.new_tokens} tokens = {record.tokens} tokens after "
+                       f"{len(prompts)} held-out prompts of {PROMPT_LENGTH} tokens, {record.seconds:.0f} s",
+              "region": region}
+    if args.figure:
+        report.figure(args.figure, record, tests, statement.threshold, f"{adapter.name}; {settings}; seed {args.seed}")
+        header["figure"] = args.figure
+    print(report.as_json(header, tests, power=vars(statement)) if args.json
+          else report.text(header, tests, statement))
+    return 0 if not any(t.rejected for t in tests) else 1

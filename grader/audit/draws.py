@@ -1,0 +1,70 @@
+"""Draw texts from a sampler and record the target's (and drafter's) law at every token.
+
+The laws come from one forward per text and model, over the prompt and the whole generated
+text: row ``j`` of the logits is the law of generated token ``j`` given everything before it,
+the same law the sampler had to follow there.
+"""
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from grader.audit.adapters import checked_generate
+from grader.audit.pit import TokenStatistics, token_statistics
+
+CHUNK = 1024  # tokens whose laws are processed at once (memory: a few [CHUNK, V] float64 arrays)
+
+
+@dataclass
+class Record:
+    """What an audit drew: ``outputs`` ``[texts, L]``, the raw logits ``[texts, L, V]`` of the
+    target and of the region's drafter (float32, on the CPU), the per-token statistics."""
+    prompts: list[list[int]]
+    outputs: np.ndarray
+    target_logits: torch.Tensor
+    drafter_logits: torch.Tensor | None
+    token_stats: TokenStatistics
+    seconds: float
+
+    @property
+    def tokens(self) -> int:
+        return self.outputs.size
+
+
+def text_seed(seed: int, index: int) -> int:
+    """The sampler's seed for text ``index`` of an audit run with ``seed``."""
+    return seed * 1_000_003 + index
+
+
+@torch.inference_mode()
+def logits_along(model, prompt: list[int], ids: list[int]) -> torch.Tensor:
+    """``[len(ids), V]``: the logits of each generated token given the text before it."""
+    text = torch.tensor([prompt + ids], device=model.device)
+    return model(text).logits[0, len(prompt) - 1 : -1].float().cpu()
+
+
+def draw(adapter, prompts: list[list[int]], texts: int, new_tokens: int, seed: int,
+         region_model=None) -> Record:
+    """``texts`` texts from ``adapter`` (prompts cycled, text ``i`` seeded ``text_seed(seed, i)``)
+    and their statistics; ``region_model`` (the adapter's drafter by default) gives q."""
+    vocab = adapter.target.config.vocab_size
+    processor = adapter.settings.processor(vocab)
+    region_model = adapter.drafter if adapter.drafter is not None else region_model
+    start = time.perf_counter()
+    used = [prompts[i % len(prompts)] for i in range(texts)]
+    outputs = [checked_generate(adapter, prompt, text_seed(seed, i), new_tokens, vocab)
+               for i, prompt in enumerate(used)]
+    target_logits = torch.stack([logits_along(adapter.target, p, o) for p, o in zip(used, outputs)])
+    drafter_logits = (torch.stack([logits_along(region_model, p, o) for p, o in zip(used, outputs)])
+                      if region_model is not None else None)
+    tokens = torch.tensor(outputs).reshape(-1)
+    uniforms = torch.from_numpy(np.random.default_rng([seed, 1]).random(tokens.numel()))
+    parts = []
+    for rows in torch.arange(tokens.numel()).split(CHUNK):  # [CHUNK, V] float64 at a time
+        p = processor(target_logits.reshape(-1, vocab)[rows].double())
+        q = processor(drafter_logits.reshape(-1, vocab)[rows].double()) if drafter_logits is not None else None
+        parts.append(token_statistics(p, q, tokens[rows], uniforms[rows]))
+    shaped = [np.concatenate(column).reshape(texts, new_tokens) for column in zip(*parts)]
+    return Record(used, np.array(outputs), target_logits, drafter_logits, TokenStatistics(*shaped),
+                  time.perf_counter() - start)

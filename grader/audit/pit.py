@@ -1,0 +1,123 @@
+"""The audit's statistics on a real vocabulary, from the target's law at each generated token.
+
+For a generated token ``x`` whose target law given the generated prefix is ``p`` (the law
+after the sampling settings), with the vocabulary ordered by decreasing ``p`` (ties by
+token id):
+
+- **randomized PIT**: ``u = F(x−) + V·p(x)``, ``F(x−)`` the mass ordered before ``x`` and
+  ``V ~ U(0, 1)`` drawn by the audit. Given the prefix, ``u`` is uniform exactly when ``x ~ p``;
+  the u's of a text are then i.i.d. uniform (each is uniform whatever came before), so a
+  Kolmogorov–Smirnov test against U(0, 1) (scipy.stats) tests the sampler on any vocabulary.
+- **support**: a token with ``p(x) = 0`` (outside top-k or top-p) cannot come from ``p``.
+- **drafter region** (a martingale): ``S = Σ 1[q(x) > p(x)] − P_p(q > p)``, ``q`` the drafter's
+  law after the same settings. Each term has mean 0 given the prefix and variance
+  ``P_p(q > p)(1 − P_p(q > p))``, so ``S`` over its known standard deviation is a z-statistic
+  (martingale central limit theorem). A sampler leaning towards its drafter (a draft kept
+  without the correction) makes ``S`` positive where the PIT's KS test is slow to notice.
+- **drafter mode** (a martingale of the same kind): ``Σ 1[x = argmax q] − p(argmax q)``. A
+  sampler that drafts greedily (while verifying against the sampled q) emits the drafter's
+  top token far more often than ``p`` gives it.
+
+Each test runs pooled over every token and at each position of the texts; Holm's procedure
+(``grader.oracle.stats.holm``) keeps the family's false-alarm rate at ``ALPHA``.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from scipy import stats as scipy_stats
+
+from grader.oracle import stats
+
+ALPHA = 1e-3  # the family-wise false-alarm rate of one audit, as for the course's checks
+
+
+@dataclass
+class TokenStatistics:
+    """Per generated token, arrays ``[texts, positions]``: the PIT value ``u``, ``p(x)``, the
+    region indicator ``1[q(x) > p(x)]`` and its null mean ``P_p(q > p)``, the mode indicator
+    ``1[x = argmax q]`` and its null mean ``p(argmax q)`` (the last four NaN without a drafter)."""
+    u: np.ndarray
+    p_token: np.ndarray
+    in_region: np.ndarray
+    region_mass: np.ndarray
+    is_mode: np.ndarray
+    mode_mass: np.ndarray
+
+
+@dataclass
+class Test:
+    name: str
+    statistic: float
+    p_value: float
+    draws: int
+    rejected: bool = False
+
+
+def ordered_mass_before(p: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
+    """``F(x−)`` ``[n]``: the mass of the tokens ordered before ``tokens`` ``[n]`` under
+    ``p`` ``[n, V]`` (decreasing probability, ties by token id)."""
+    sorted_p, order = torch.sort(p, dim=-1, descending=True, stable=True)
+    before = sorted_p.cumsum(dim=-1) - sorted_p
+    rank = torch.empty_like(order).scatter_(-1, order, torch.arange(p.shape[-1]).expand_as(order))
+    return before.gather(-1, rank.gather(-1, tokens[:, None]))[:, 0]
+
+
+def token_statistics(p: torch.Tensor, q: torch.Tensor | None, tokens: torch.Tensor,
+                     uniforms: torch.Tensor) -> tuple[np.ndarray, ...]:
+    """The fields of TokenStatistics, each ``[n]``, for laws ``p``, ``q`` ``[n, V]`` (float64),
+    tokens ``[n]`` and the audit's uniforms ``V`` ``[n]``."""
+    p_token = p.gather(-1, tokens[:, None])[:, 0]
+    u = ordered_mass_before(p, tokens) + uniforms * p_token
+    if q is None:
+        nan = np.full(len(tokens), np.nan)
+        return u.numpy(), p_token.numpy(), nan, nan, nan, nan
+    region = q > p
+    in_region = region.gather(-1, tokens[:, None])[:, 0]
+    mode = q.argmax(-1)
+    return (u.numpy(), p_token.numpy(), in_region.double().numpy(), (p * region).sum(-1).numpy(),
+            (tokens == mode).double().numpy(), p.gather(-1, mode[:, None])[:, 0].numpy())
+
+
+def uniformity_test(name: str, u: np.ndarray) -> Test:
+    """Kolmogorov–Smirnov against U(0, 1) (exact distribution for these sizes)."""
+    result = scipy_stats.kstest(u, "uniform")
+    return Test(name, float(result.statistic), float(result.pvalue), len(u))
+
+
+def martingale_test(name: str, hits: np.ndarray, chances: np.ndarray) -> Test:
+    """A sum of indicators minus their chances under p (a martingale of known variance):
+    z = S / sd, two-sided normal p-value."""
+    variance = float(np.sum(chances * (1 - chances)))
+    excess = float(np.sum(hits - chances))
+    if variance <= 0:  # every indicator is certain under p: any excess is impossible
+        return Test(name, 0.0, 1.0 if excess == 0 else 0.0, len(hits))
+    z = excess / np.sqrt(variance)
+    return Test(name, z, float(2 * scipy_stats.norm.sf(abs(z))), len(hits))
+
+
+def support_test(p_token: np.ndarray) -> Test:
+    """Tokens of probability 0 under the target's law: any one fails."""
+    outside = int(np.sum(p_token <= 0))
+    return Test("support (tokens with p(x) = 0)", outside, 0.0 if outside else 1.0, len(p_token))
+
+
+def audit_tests(token_stats: TokenStatistics, alpha: float = ALPHA) -> list[Test]:
+    """Every test of the audit, pooled then per position, with Holm's verdict on each."""
+    ts = token_stats
+    has_drafter = not np.isnan(ts.region_mass).any()
+
+    def family(where: str, cut) -> list[Test]:
+        tests = [uniformity_test(f"PIT uniformity (KS), {where}", ts.u[cut].ravel())]
+        if has_drafter:
+            tests += [martingale_test(f"drafter region (z), {where}", ts.in_region[cut].ravel(),
+                                      ts.region_mass[cut].ravel()),
+                      martingale_test(f"drafter mode (z), {where}", ts.is_mode[cut].ravel(), ts.mode_mass[cut].ravel())]
+        return tests
+
+    tests = [support_test(ts.p_token.ravel()), *family("pooled", np.s_[:, :])]
+    for position in range(ts.u.shape[1]):
+        tests += family(f"position {position + 1}", np.s_[:, position])
+    for test, rejected in zip(tests, stats.holm([t.p_value for t in tests], alpha)):
+        test.rejected = rejected
+    return tests

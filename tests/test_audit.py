@@ -1,0 +1,227 @@
+"""`grader audit`: its statistics hold their level and fail on biased samplers, its power bound
+holds against simulated draws, every replayed bug (tests/audit_mutants/) is caught on the
+shipped pair, exact samplers pass, and the command reports as documented.
+
+Draw counts here are small (seconds each); scripts/audit_false_alarms.py measures the audit at
+its default count (docs/audit.md)."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from grader import cli
+from grader.audit import adapters, pit, power
+from grader.audit.draws import Record, draw
+from grader.audit.exact import exact_audit, settings_of
+from grader.models import load_pair, shipped_pair_present
+from grader.models.corpus import held_out_prompts
+from grader.selftest import mutants
+from solutions import sampling
+from tests.conftest import PRISTINE
+
+MUTANTS = mutants.all_mutants(Path(__file__).parent / "audit_mutants")
+SETTINGS = adapters.Sampling(0.8, None, 0.95)  # grader audit's defaults
+TEXTS, NEW_TOKENS = 32, 24  # 768 tokens: enough for every replayed bug (the default is 7,680)
+needs_shipped = pytest.mark.skipif(not shipped_pair_present(), reason="the shipped pair is missing")
+
+
+# --- the statistics, on synthetic laws (no model) -------------------------------------------
+def synthetic(n: int = 2000, vocab: int = 30, seed: int = 0):
+    """Target and drafter logits ``[n, vocab]``: the drafter a noisy copy of the target."""
+    generator = torch.Generator().manual_seed(seed)
+    target = 2.5 * torch.randn(n, vocab, generator=generator, dtype=torch.float64)
+    return target, target + 1.5 * torch.randn(n, vocab, generator=generator, dtype=torch.float64)
+
+
+def record_of(tokens_from, target_logits, drafter_logits, settings, seed: int, positions: int = 4) -> Record:
+    """A Record of tokens drawn from ``tokens_from(p, q)`` at synthetic contexts."""
+    processor = settings.processor(target_logits.shape[-1])
+    p, q = processor(target_logits), processor(drafter_logits)
+    generator = torch.Generator().manual_seed(seed)
+    tokens = torch.multinomial(tokens_from(p, q), 1, generator=generator)[:, 0]
+    uniforms = torch.rand(len(tokens), generator=generator, dtype=torch.float64)
+    texts = len(tokens) // positions
+    shaped = [a.reshape(texts, positions) for a in pit.token_statistics(p, q, tokens, uniforms)]
+    return Record([], tokens.reshape(texts, positions).numpy(), target_logits.float().reshape(texts, positions, -1),
+                  drafter_logits.float().reshape(texts, positions, -1), pit.TokenStatistics(*shaped), 0.0)
+
+
+def rejected(record: Record) -> set[str]:
+    return {t.name.split(",")[0] for t in pit.audit_tests(record.token_stats) if t.rejected}
+
+
+def test_exact_draws_pass_and_each_statistic_fails_on_its_deviation():
+    target, drafter = synthetic()
+    settings = adapters.Sampling(1.0, None, 0.9)
+    assert rejected(record_of(lambda p, q: p, target, drafter, settings, seed=1)) == set()
+    unfiltered = adapters.Sampling(1.0).processor(30)  # top-p forgotten: tokens outside the nucleus
+    assert "support (tokens with p(x) = 0)" in rejected(
+        record_of(lambda p, q: unfiltered(target), target, drafter, settings, seed=2))
+    plain = adapters.Sampling(1.0, None, None)
+    colder = adapters.Sampling(0.7).processor(30)
+    assert "PIT uniformity (KS)" in rejected(record_of(lambda p, q: colder(target), target, drafter, plain, seed=3))
+    leaning = rejected(record_of(lambda p, q: 0.8 * p + 0.2 * q, target, drafter, plain, seed=4))
+    assert "drafter region (z)" in leaning
+    to_mode = rejected(record_of(lambda p, q: 0.9 * p + 0.1 * torch.nn.functional.one_hot(q.argmax(-1), 30),
+                                 target, drafter, plain, seed=5))
+    assert "drafter mode (z)" in to_mode
+
+
+def test_pit_orders_by_decreasing_probability():
+    p = torch.tensor([[0.2, 0.5, 0.3, 0.0]], dtype=torch.float64)
+    assert pit.ordered_mass_before(p, torch.tensor([1])).item() == 0.0
+    assert pit.ordered_mass_before(p, torch.tensor([2])).item() == pytest.approx(0.5)
+    assert pit.ordered_mass_before(p, torch.tensor([0])).item() == pytest.approx(0.8)
+
+
+@pytest.mark.parametrize("settings", [adapters.Sampling(0.7), adapters.Sampling(1.3, 7, None),
+                                      adapters.Sampling(0.9, None, 0.8), adapters.Sampling(1.0, 12, 0.6)])
+def test_sorted_law_is_the_course_processor(settings):
+    target, _ = synthetic(n=50)
+    sorted_logits, order = torch.sort(target, dim=-1, descending=True)
+    expected = settings.processor(30)(target).gather(-1, order)
+    assert torch.allclose(power.sorted_law(sorted_logits, settings), expected, atol=1e-12)
+
+
+def test_u_cdf_is_exact():
+    """P(u ≤ t) from pit_cells/deviation_at equals a Monte Carlo estimate under the deviation."""
+    target, drafter = synthetic(n=3, vocab=8)
+    settings = adapters.Sampling(1.0, None, 0.9)
+    contexts = power.Contexts(target.float(), drafter.float(), settings)
+    hotter = contexts.deviation(adapters.Sampling(1.4, None, 0.9))
+    law = power.sorted_law(contexts.chunks[0][0], adapters.Sampling(1.4, None, 0.9))
+    p = power.sorted_law(contexts.chunks[0][0], settings)
+    generator = torch.Generator().manual_seed(0)
+    draws = 200_000
+    tokens = torch.multinomial(law, draws, replacement=True, generator=generator)  # [3, draws], in p's order
+    u = (p.cumsum(-1) - p).gather(-1, tokens) + torch.rand(3, draws, generator=generator, dtype=torch.float64) \
+        * p.gather(-1, tokens)
+    u = torch.where(p.gather(-1, tokens) > 0, u, torch.full_like(u, 2.0))  # outside the support: never ≤ t
+    empirical = (u[:, :, None] <= torch.from_numpy(power.GRID)).double().mean(1).numpy()
+    assert np.abs(empirical - hotter.cdf).max() < 0.01
+    assert np.allclose(hotter.outside, (law * (p <= 0)).sum(-1).numpy())
+
+
+def test_power_bound_holds_against_simulated_audits():
+    """At the ε and temperature error the statement gives, simulated audits fail ≥ 0.99 of
+    the time (the statement is a lower bound: it must not promise more than the tests do)."""
+    target, drafter = synthetic(n=1200)
+    settings = adapters.Sampling(1.0, None, None)
+    exact = record_of(lambda p, q: p, target, drafter, settings, seed=0)
+    statement = power.power_statement(exact, settings, len(pit.audit_tests(exact.token_stats)))
+    assert 0 < statement.mixture < 1 and 0 < statement.hotter < power.WIDEST
+    hot = adapters.Sampling(1 + statement.hotter).processor(30)
+    for name, law in (("mixture", lambda p, q: (1 - statement.mixture) * p + statement.mixture * q),
+                      ("hotter", lambda p, q: hot(target))):
+        caught = sum(bool(rejected(record_of(law, target, drafter, settings, seed=100 + s))) for s in range(40))
+        assert caught >= 38, (name, caught)  # ≥ 0.99 promised; 38 of 40 leaves room for chance
+
+
+# --- the shipped pair ---------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def shipped():
+    target, drafter, tokenizer = load_pair("cpu")
+    return target, drafter, held_out_prompts(tokenizer, 8, 32)
+
+
+def audited(shipped, sampler: str, impl: str = "solutions", seed: int = 0):
+    target, drafter, prompts = shipped
+    adapter = adapters.make(sampler, target, drafter, SETTINGS, NEW_TOKENS, 4, impl)
+    record = draw(adapter, prompts, TEXTS, NEW_TOKENS, seed, region_model=drafter)
+    return record, pit.audit_tests(record.token_stats)
+
+
+@needs_shipped
+@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.name)
+def test_replayed_bug_is_caught(mutant, shipped, tmp_path):
+    assert mutant.description, "a mutant says in its docstring what its bug is"
+    _, tests = audited(shipped, "lessons", str(mutants.build(mutant, tmp_path)))
+    assert any(t.rejected for t in tests), [(t.name, t.p_value) for t in tests if "position" not in t.name]
+
+
+@needs_shipped
+@pytest.mark.parametrize("sampler", ["lessons", "hf-assisted", "prompt-lookup"])
+def test_exact_samplers_pass(sampler, shipped):
+    record, tests = audited(shipped, sampler)
+    assert not any(t.rejected for t in tests), [(t.name, t.p_value) for t in tests if t.rejected]
+    assert record.outputs.shape == (TEXTS, NEW_TOKENS)
+
+
+@needs_shipped
+@pytest.mark.parametrize("loop", ["fast_speculative_generate", "batched_speculative_generate",
+                                  "tree_speculative_generate"])
+def test_lessons_7_to_9_loops_run_through_the_adapter(loop, shipped):
+    """Lessons 7–9's loops (a few tokens: their laws are the checks' business) give texts of the
+    contract's length that the audit tests."""
+    target, drafter, prompts = shipped
+    adapter = adapters.make("lessons", target, drafter, SETTINGS, 8, 3, "solutions", loop)
+    record = draw(adapter, prompts, 4, 8, seed=0)
+    assert record.outputs.shape == (4, 8) and len(pit.audit_tests(record.token_stats)) == 1 + 3 * 9
+
+
+@needs_shipped
+def test_adapter_contract_is_enforced(shipped):
+    target, drafter, prompts = shipped
+
+    class Short:
+        name, target, drafter, settings = "short", None, None, SETTINGS
+
+        def generate(self, prompt_ids, seed):
+            return [3, 4]
+
+    with pytest.raises(adapters.AdapterError, match="returned 2 ids; expected 24"):
+        adapters.checked_generate(Short(), prompts[0], 0, NEW_TOKENS, 4096)
+    with pytest.raises(adapters.AdapterError, match="temperature must be > 0"):
+        adapters.Sampling(0.0)
+
+
+# --- the enumerable audit -----------------------------------------------------------------
+def test_exact_audit_passes_the_reference_and_fails_a_replayed_bug(tmp_path):
+    tests, cases = exact_audit("lessons", seed=0, impl="solutions", loop="speculative_generate", draws=120)
+    assert not any(t.rejected for t in tests)
+    assert all(0 < c.detectable_tv < 1 for c in cases)
+    greedy_drafts = next(m for m in MUTANTS if m.name == "greedy_drafts_sampled_q")
+    tests, _ = exact_audit("lessons", seed=0, impl=str(mutants.build(greedy_drafts, tmp_path)),
+                           loop="speculative_generate", draws=120)
+    assert any(t.rejected for t in tests)
+
+
+def test_exact_audit_maps_the_course_processors():
+    assert settings_of(sampling.TopKProcessor(temperature=0.6, top_k=3)) == adapters.Sampling(0.6, 3, None)
+    assert settings_of(sampling.NucleusProcessor(temperature=1.0, top_p=0.6)) == adapters.Sampling(1.0, None, 0.6)
+
+
+# --- the command --------------------------------------------------------------------------
+@needs_shipped
+def test_command_reports_verdict_statistics_power_and_figure(tmp_path, capsys):
+    adapter = tmp_path / "my_adapter.py"
+    adapter.write_text(
+        "from grader.audit.adapters import CourseLoop\n\n\n"
+        "def make_adapter(target, drafter, settings, new_tokens):\n"
+        "    return CourseLoop(target, drafter, settings, new_tokens, gamma=3, impl='solutions')\n")
+    figure = tmp_path / "audit.png"
+    assert cli.main(["audit", str(adapter), "--texts", "8", "--new-tokens", "8", "--json",
+                     "--figure", str(figure)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["passed"] and report["seed"] == 0 and figure.stat().st_size > 0
+    assert {"hotter", "colder", "mixture", "threshold"} <= set(report["power"])
+    names = {t["name"] for t in report["tests"]}
+    assert cli.main(["audit", str(adapter), "--texts", "8", "--new-tokens", "8", "--figure", ""]) == 0
+    text = capsys.readouterr().out
+    assert "verdict: PASS" in text and "temperature error: T·(1 + r)" in text and "ε ≥" in text
+    assert {"support (tokens with p(x) = 0)", "PIT uniformity (KS), pooled", "drafter region (z), pooled",
+            "drafter mode (z), pooled", "PIT uniformity (KS), position 8"} <= names
+
+
+def test_command_says_what_is_wrong(pristine_lessons, tmp_path, monkeypatch, capsys):
+    with pytest.raises(SystemExit) as usage:
+        cli.main(["audit", str(tmp_path / "nowhere.py")])
+    assert usage.value.code == 2 and "no adapter file" in capsys.readouterr().err
+    assert cli.main(["audit", "hf-assisted", "--temperature", "0"]) == 2
+    assert "temperature must be > 0" in capsys.readouterr().err
+    monkeypatch.syspath_prepend(str(pristine_lessons))  # the stubs as shipped, whatever lessons/ holds
+    assert cli.main(["audit", "lessons", "--impl", PRISTINE, "--texts", "2", "--new-tokens", "2",
+                     "--figure", ""]) == 2
+    assert "not started" in capsys.readouterr().err
