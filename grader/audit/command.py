@@ -16,7 +16,7 @@ def add_arguments(parser) -> None:
                         help="hf-assisted, prompt-lookup, lessons (the course's loops, see --loop and "
                              "--impl) or a .py file defining make_adapter(target, drafter, settings, new_tokens)")
     parser.add_argument("--pair", choices=["shipped", "tiny"], default="shipped",
-                        help="shipped: the trained pair, PIT and drafter-region tests (default); tiny: "
+                        help="shipped: the trained pair, PIT, support and drafter martingale tests (default); tiny: "
                              "the enumerable pairs, exact-law tests")
     parser.add_argument("--target", help="a local model directory instead of the shipped target")
     parser.add_argument("--drafter", help="a local model directory instead of the shipped drafter")
