@@ -72,30 +72,40 @@ def run_exact(args) -> int:
 
 def run_shipped(args, settings) -> int:
     from grader.audit import report
-    from grader.audit.draws import draw
-    from grader.audit.pit import audit_tests
-    from grader.audit.power import power_statement
     from grader.models import SHIPPED_DRAFTER, SHIPPED_TARGET, load_pair
-    from grader.models.corpus import held_out_prompts
 
     target, drafter, tokenizer = load_pair(args.device, target=args.target or SHIPPED_TARGET,
                                            drafter=args.drafter or SHIPPED_DRAFTER)
     adapter = adapters.make(args.sampler, target, drafter, settings, args.new_tokens, args.gamma, args.impl, args.loop)
-    prompts = held_out_prompts(tokenizer, PROMPTS, PROMPT_LENGTH)
-    record = draw(adapter, prompts, args.texts, args.new_tokens, args.seed, region_model=drafter)
-    tests = audit_tests(record.token_stats)
-    statement = power_statement(record, settings, len(tests))
-    region = ("the sampler's drafter" if adapter.drafter is not None
-              else "the pair's drafter (the sampler drafts without a model)")
-    header = {"sampler": adapter.name,
-              "pair": f"target {args.target or 'shipped'}, drafter {args.drafter or 'shipped'}",
-              "settings": str(settings), "seed": args.seed,
-              "draws": f"{args.texts} texts × {args.new_tokens} tokens = {record.tokens} tokens after "
-                       f"{len(prompts)} held-out prompts of {PROMPT_LENGTH} tokens, {record.seconds:.0f} s",
-              "region": region}
+    header, record, tests, statement = shipped_audit(adapter, tokenizer, args.texts, args.new_tokens, args.seed,
+                                                     drafter)
+    header = {"sampler": header.pop("sampler"),
+              "pair": f"target {args.target or 'shipped'}, drafter {args.drafter or 'shipped'}", **header}
     if args.figure:
         report.figure(args.figure, record, tests, statement.threshold, f"{adapter.name}; {settings}; seed {args.seed}")
         header["figure"] = args.figure
     print(report.as_json(header, tests, power=vars(statement)) if args.json
           else report.text(header, tests, statement))
     return 0 if not any(t.rejected for t in tests) else 1
+
+
+def shipped_audit(adapter, tokenizer, texts: int, new_tokens: int, seed: int, drafter):
+    """Draw ``texts`` texts of ``new_tokens`` tokens from ``adapter`` after held-out prompts
+    and test them: ``(header, record, tests, statement)`` for `report.text` (``drafter``
+    gives q where the sampler drafts without a model)."""
+    from grader.audit.draws import draw
+    from grader.audit.pit import audit_tests
+    from grader.audit.power import power_statement
+    from grader.models.corpus import held_out_prompts
+
+    prompts = held_out_prompts(tokenizer, PROMPTS, PROMPT_LENGTH)
+    record = draw(adapter, prompts, texts, new_tokens, seed, region_model=drafter)
+    tests = audit_tests(record.token_stats)
+    statement = power_statement(record, adapter.settings, len(tests))
+    region = ("the sampler's drafter" if adapter.drafter is not None
+              else "the pair's drafter (the sampler drafts without a model)")
+    header = {"sampler": adapter.name, "settings": str(adapter.settings), "seed": seed,
+              "draws": f"{texts} texts × {new_tokens} tokens = {record.tokens} tokens after "
+                       f"{len(prompts)} held-out prompts of {PROMPT_LENGTH} tokens, {record.seconds:.0f} s",
+              "region": region}
+    return header, record, tests, statement
