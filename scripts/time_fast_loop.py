@@ -13,7 +13,6 @@ cache: point ``TORCHINDUCTOR_CACHE_DIR`` at an empty directory to see a cold com
     python scripts/time_fast_loop.py --profile 5          # where a fast run's time goes
 """
 import argparse
-import os
 import statistics
 import sys
 import time
@@ -24,6 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
 
+from grader.bench.timing import load_averages  # noqa: E402
 from grader.models import load_pair  # noqa: E402
 from grader.models.corpus import held_out_prompts  # noqa: E402
 from solutions.autoregressive import autoregressive_generate  # noqa: E402
@@ -48,10 +48,6 @@ def methods(target, drafter, gammas: list[int], new_tokens: int) -> dict:
         table[f"fast speculative γ={gamma}"] = lambda x, g=gamma: fast_speculative_generate(
             x, drafter, target, gamma=g, max_gen_len=new_tokens, eos_tokens_id=NO_EOS)
     return table
-
-
-def load() -> str:
-    return "/".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def timed(run, prompt) -> tuple[float, list[int], float | None]:
@@ -92,16 +88,16 @@ def main():
           f"torch {torch.__version__}; load = os.getloadavg() (1, 5, 15 min) before -> after")
     reference = None
     for name, run in table.items():  # the first runs compile; greedy outputs must agree
-        before = load()
+        before = load_averages()
         seconds, ids, _ = timed(run, prompts[0])
         reference = reference or ids
         same = "same output" if ids == reference else "OUTPUT DIFFERS"
-        print(f"first run {name:24s} {seconds:6.1f} s  ({same})  load {before} -> {load()}")
+        print(f"first run {name:24s} {seconds:6.1f} s  ({same})  load {before} -> {load_averages()}")
 
     seconds = {name: [0.0] * args.reps for name in table}
     rates = {name: [] for name in table}
     for rep in range(args.reps):
-        before = load()
+        before = load_averages()
         for prompt in prompts:
             for name, run in table.items():
                 elapsed, _, rate = timed(run, prompt)
@@ -109,7 +105,7 @@ def main():
                 rates[name] += [rate] if rep == 0 else []
         speeds = ", ".join(f"{name} {len(prompts) * args.new_tokens / seconds[name][rep]:.0f}"
                            for name in table)
-        print(f"rep {rep}: load {before} -> {load()}; tok/s: {speeds}", flush=True)
+        print(f"rep {rep}: load {before} -> {load_averages()}; tok/s: {speeds}", flush=True)
 
     total = len(prompts) * args.new_tokens
     base = statistics.median(total / s for s in seconds[BASELINE])
