@@ -24,7 +24,9 @@ allocates, and every step has a new shape, so nothing can be compiled. Real syst
    ``torch.compile`` builds exactly two graphs and replays them (CUDA graphs on a GPU, a
    C++ wrapper on a CPU): no Python dispatch per operator, no allocation per step. A step
    is the whole decode step: the forward, the logits processor, the draw and the end-token
-   test (``decode_step``), so on a GPU one graph launch does all of it. The cache's length
+   test (``decode_step``), so on a GPU one graph launch does all of it. The verification is
+   one step too: the target's forward, the processor and ``speculative_sampling``
+   (``verify_step``). The cache's length
    is rounded up to ``CACHE_BLOCK`` and the cache is kept per model across calls, so
    another prompt length compiles nothing new. The prefill, whose shape is the prompt's,
    runs eagerly: it happens once per call.
@@ -77,15 +79,17 @@ def fast_speculative_generate(
 
     Tensors, ``L = len(inputs) + max_gen_len``: the sequence buffer ``ids [1, L + gamma]``
     (room for a whole draft past the last slot); per round the drafter runs ``gamma``
-    steps ``[1, 1] -> [1, V]``, the target one verification ``[1, gamma + 1] -> [gamma + 1, V]``.
+    steps ``[1, 1] -> q [1, V]``, the target one verification ``[1, gamma + 1]`` (its
+    ``p [gamma + 1, V]`` never leaves the compiled step) ``-> (rejected_idx, token)``.
 
     A round, with ``end`` the text's length so far (prompt included) and both caches
     holding ``ids[:, :end-1]``:
     draft ``gamma`` tokens into ``ids[end:end+gamma]``; the target scores
-    ``ids[end-1:end+gamma]`` (the last token and the drafts); ``speculative_sampling``
-    accepts ``n`` of them; then both caches move their counters back to ``end + n``, the
-    new ``end - 1``. One host sync per round (``settle`` reads ``n`` and the first end token);
-    the processor and the draws run inside the compiled steps.
+    ``ids[end-1:end+gamma]`` (the last token and the drafts) and ``speculative_sampling``
+    accepts ``n`` of them, in one step; then both caches move their counters back to
+    ``end + n``, the new ``end - 1``. One host sync per round (``settle`` reads ``n`` and
+    the first end token); the processor, the draws and the verifier run inside the
+    compiled steps.
 
     ``compile=True`` runs the steps through ``torch.compile`` (a warning and eager steps
     where this platform cannot compile); ``compile=False`` runs the same code eagerly.
@@ -115,8 +119,7 @@ def fast_speculative_generate(
         # together follow p_k exactly: the law of the bonus a k-draft round would sample.
         k = min(gamma, total_len - end - 1)
         q = draft(draft_model, ids, end, gamma)  # [gamma, V]
-        p, _, _ = target_model.step(ids, end - 1, gamma + 1)  # [gamma + 1, V], processed in the step
-        rejected_idx, token = speculative_sampling(p, q, ids[0, end : end + gamma])
+        rejected_idx, token = target_model.verify(ids, end, q)  # p and speculative_sampling in the step
         # the token goes at end + rejected_idx, a tensor index: no host sync
         ids.index_copy_(1, (end + rejected_idx).view(1), token.view(1, 1))
         n, first_stop = settle(ids[0, end : end + k + 1], rejected_idx.clamp(max=k), stop_ids)
@@ -218,17 +221,17 @@ def cache_length(tokens: int) -> int:
 
 class StaticModel:
     """A model, its one ``StaticCache`` (``[1, heads, length, head_dim]`` keys and values per
-    layer, allocated at the first forward), its step function (compiled or eager) and the
+    layer, allocated at the first forward), whether its steps run compiled, and the
     sampling of the current call (the processor and end tokens its ``prefill`` was given)."""
 
-    def __init__(self, model, length: int):
+    def __init__(self, model, length: int, compile: bool = False):
         self.length = length
         self._model = weakref.ref(model)  # kept per model in _KEPT: a strong reference would keep it alive
         self.cache = StaticCache(config=model.config, max_cache_len=length)
-        self.step_fn = decode_step
+        self.compile = compile
         self.sampling: tuple = ()  # (processor, stop_ids) of the current call
         self.sampling_key: tuple = ()  # what tells one call's sampling from another's (see step)
-        self.warm: set[tuple] = set()  # (step length, sampling_key) whose compiled graph has run once
+        self.warm: set[tuple] = set()  # (step, length, sampling_key) whose compiled graph has run once
 
     @property
     def model(self):
@@ -258,14 +261,28 @@ class StaticModel:
 
         ``start`` must be the cache's counter: that is where the keys are written.
         """
-        positions = torch.arange(start, start + m, device=ids.device).unsqueeze(0)  # [1, m]
-        # a contiguous copy: a view of ids would carry ids' length in its strides, and the
-        # compiled graph, specialised to strides, would compile again for each new length
-        tokens = ids[:, start : start + m].clone(memory_format=torch.contiguous_format)
-        args = (self.model, self.cache, tokens, positions, *self.sampling)
-        if self.step_fn is decode_step:
-            return decode_step(*args)
-        key = (m, self.sampling_key)
+        tokens, positions = fed(ids, start, m)
+        return self.run(decode_step, (self.model, self.cache, tokens, positions, *self.sampling))
+
+    def verify(self, ids: torch.Tensor, end: int, q: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Verify the drafts ``ids[0, end:end+gamma]``, drawn from ``q [gamma, V]``: feed
+        ``ids[:, end-1:end+gamma]`` (the last token and the drafts) at positions
+        ``end-1 … end+gamma-1``, process the logits into ``p [gamma + 1, V]`` and run
+        ``speculative_sampling(p, q, drafts)``: ``(rejected_idx, token)``, 0-dim, on the device.
+
+        One compiled step, so ``p`` never leaves it. ``end - 1`` must be the cache's counter.
+        """
+        tokens, positions = fed(ids, end - 1, q.shape[0] + 1)
+        return self.run(verify_step, (self.model, self.cache, tokens, positions, self.sampling[0], q))
+
+    def run(self, step, args: tuple) -> tuple[torch.Tensor, ...]:
+        """``step(*args)``: eagerly, or compiled for this model's device when ``self.compile``."""
+        if not self.compile:
+            return step(*args)
+        compiled = compiled_step(step, self.model.device)
+        if compiled is step:  # compiling failed on this device: eager, warned once
+            return step(*args)
+        key = (step.__name__, args[2].shape[1], self.sampling_key)
         if key in self.warm:
             # Before each call dynamo evaluates ~2,000 guards (types, shapes, config values)
             # to pick a graph: 0.2-0.7 ms on a CPU, more than the drafter's step itself. This
@@ -274,14 +291,13 @@ class StaticModel:
             # apart run.
             try:
                 with torch.compiler.set_stance(skip_guard_eval_unsafe=True):
-                    return kept_outputs(self.step_fn(*args))
+                    return kept_outputs(compiled(*args))
             except RuntimeError:  # dynamo refuses to recompile here: its caches were reset
                 self.warm.discard(key)
         try:
-            outputs = self.step_fn(*args)  # the first call compiles, with every guard
+            outputs = compiled(*args)  # the first call compiles, with every guard
         except Exception as error:  # no C++ compiler, unsupported platform, ...
-            self.step_fn = eager_after_failure(self.model.device, error)
-            return decode_step(*args)
+            return eager_after_failure(self.model.device, step, error)(*args)
         self.warm.add(key)
         return kept_outputs(outputs)
 
@@ -307,9 +323,30 @@ def sampled(logits: torch.Tensor, processor, stop_ids: torch.Tensor) -> Step:
 
 def decode_step(model, cache: StaticCache, tokens: torch.Tensor, positions: torch.Tensor, processor,
                 stop_ids: torch.Tensor) -> Step:
-    """The whole decode step, the function compiled: a forward (tokens ``[1, m]`` at
+    """The whole decode step, a function compiled: a forward (tokens ``[1, m]`` at
     positions ``[1, m]``), then the processor, a draw per position and the end-token test."""
     return sampled(forward_step(model, cache, tokens, positions), processor, stop_ids)
+
+
+def verify_step(model, cache: StaticCache, tokens: torch.Tensor, positions: torch.Tensor, processor,
+                q: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The whole verification, a function compiled: a forward of the last token and the
+    ``gamma`` drafts (tokens ``[1, gamma + 1]`` at positions ``[1, gamma + 1]``), the processor
+    (``p [gamma + 1, V]``), then ``speculative_sampling(p, q [gamma, V], drafts)``:
+    ``(rejected_idx, token)``."""
+    p = processor(forward_step(model, cache, tokens, positions))
+    return speculative_sampling(p, q, tokens[0, 1:])
+
+
+def fed(ids: torch.Tensor, start: int, m: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """What a step feeds: the tokens ``ids[:, start:start+m]`` and their positions, both ``[1, m]``.
+
+    The tokens are a contiguous copy: a view of ids would carry ids' length in its
+    strides, and the compiled graph, specialised to strides, would compile again for each
+    new length.
+    """
+    tokens = ids[:, start : start + m].clone(memory_format=torch.contiguous_format)
+    return tokens, torch.arange(start, start + m, device=ids.device).unsqueeze(0)
 
 
 def kept_outputs(outputs: Step) -> Step:
@@ -319,7 +356,7 @@ def kept_outputs(outputs: Step) -> Step:
 
 
 _KEPT: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # model -> {key: StaticModel}
-_COMPILED: dict[str, object] = {}  # device type -> compiled decode_step (or eager after a failure)
+_COMPILED: dict[tuple, object] = {}  # (device type, step) -> the step compiled (or eager after a failure)
 
 
 def static_model(model, role: str, tokens: int, compile: bool) -> StaticModel:
@@ -334,37 +371,40 @@ def static_model(model, role: str, tokens: int, compile: bool) -> StaticModel:
     key = (role, model.device, model.dtype)
     if key not in kept or kept[key].length < tokens:
         kept[key] = StaticModel(model, cache_length(tokens))
-    kept[key].step_fn = compiled_step(model.device) if compile else decode_step
+    kept[key].compile = compile
     return kept[key]
 
 
-def compiled_step(device: torch.device):
-    """``decode_step`` compiled for ``device``'s type, built once per process.
+def compiled_step(step, device: torch.device):
+    """``step`` (``decode_step`` or ``verify_step``) compiled for ``device``'s type, built
+    once per process.
 
     ``dynamic=False``: one graph per input shape (and processor), which the fixed-shape
-    loop keeps to two per gamma (and one for the baseline). Dynamo keeps at most
-    ``torch._dynamo.config.recompile_limit`` (8) graphs of one function: past that (many
-    gammas, many model shapes in one process) new shapes run eagerly, with its warning.
-    CUDA: ``reduce-overhead`` replays CUDA graphs, one launch per step. CPU: inductor with
-    ``cpp_wrapper``, which calls the kernels from C++ (without it the compiled step is no
-    faster than eager on a CPU).
+    loop keeps to one drafter step and one verification per gamma (and one step for the
+    baseline). Dynamo keeps at most ``torch._dynamo.config.recompile_limit`` (8) graphs of
+    one function: past that (many gammas, many model shapes in one process) new shapes run
+    eagerly, with its warning. CUDA: ``reduce-overhead`` replays CUDA graphs, one launch per
+    step. CPU: inductor with ``cpp_wrapper``, which calls the kernels from C++ (without it
+    the compiled step is no faster than eager on a CPU).
     """
-    if device.type not in _COMPILED:
+    key = (device.type, step.__name__)
+    if key not in _COMPILED:
         try:
             if device.type == "cuda":
-                _COMPILED[device.type] = torch.compile(decode_step, mode="reduce-overhead", dynamic=False)
+                _COMPILED[key] = torch.compile(step, mode="reduce-overhead", dynamic=False)
             else:
-                _COMPILED[device.type] = torch.compile(decode_step, dynamic=False,
-                                                       options={"cpp_wrapper": True})
+                _COMPILED[key] = torch.compile(step, dynamic=False, options={"cpp_wrapper": True})
         except Exception as error:
-            eager_after_failure(device, error)
-    return _COMPILED[device.type]
+            eager_after_failure(device, step, error)
+    return _COMPILED[key]
 
 
-def eager_after_failure(device: torch.device, error: Exception):
-    """Record that compiling failed on this device type, warn once, return ``decode_step``."""
-    if _COMPILED.get(device.type) is not decode_step:
+def eager_after_failure(device: torch.device, step, error: Exception):
+    """Record that compiling failed on this device type: warn once, run every step of that
+    device eagerly from now on, return ``step``."""
+    if _COMPILED.get((device.type, step.__name__)) is not step:
         warnings.warn(f"torch.compile failed on {device.type} ({type(error).__name__}: {error}); "
                       "running the steps eagerly (same results, slower)", RuntimeWarning, stacklevel=3)
-        _COMPILED[device.type] = decode_step
-    return decode_step
+        for each in (decode_step, verify_step):
+            _COMPILED[device.type, each.__name__] = each
+    return step
