@@ -25,7 +25,9 @@ JOINT_HINT = ("accept draft i with probability min(1, p_i(d)/q_i(d)); at the fir
               "draw the bonus token from p_k.")
 TOO_MANY_ACCEPTED = ("more drafts are accepted than min(1, p/q) allows: the usual causes are the "
                      "ratio q/p instead of p/q, counting acceptances after the first rejection "
-                     "instead of stopping there, or a smoothed q.")
+                     "instead of stopping there, a smoothed q, or one uniform for every draft "
+                     "(each draft needs its own: with one u, a draft is accepted whenever an "
+                     "earlier one with a smaller ratio was).")
 TOO_FEW_ACCEPTED = ("fewer drafts are accepted than min(1, p/q) gives: the usual causes are "
                     "accepting only when p ≥ q (forgetting the random acceptance with probability "
                     "p/q), the last rejection used instead of the first, or p and q taken from "
