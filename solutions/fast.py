@@ -282,7 +282,10 @@ class StaticModel:
         compiled = compiled_step(step, self.model.device)
         if compiled is step:  # compiling failed on this device: eager, warned once
             return step(*args)
-        key = (step.__name__, args[2].shape[1], self.sampling_key)
+        # what tells this call's graph from the others: the step, its length, the sampling,
+        # and the dtypes of its tensors (a drafter's q may come in another dtype)
+        key = (step.__name__, args[2].shape[1], self.sampling_key,
+               tuple(a.dtype for a in args if isinstance(a, torch.Tensor)))
         if key in self.warm:
             # Before each call dynamo evaluates ~2,000 guards (types, shapes, config values)
             # to pick a graph: 0.2-0.7 ms on a CPU, more than the drafter's step itself. This
