@@ -104,7 +104,7 @@ def format_text(verdict: Verdict, verbose: bool = False, timing: bool = True) ->
         head += f" ({verdict.seconds:.1f}s)"
     lines = [head, f"  {verdict.summary}"]
     findings = verdict.findings if verbose else verdict.findings[:SHOWN_FINDINGS]
-    previous_case = ""
+    previous_case, hinted = "", {}  # hint -> the first property shown with it
     for finding in findings:
         name, case = split_case(finding.property)
         shown = f"{name} (same case)" if case and case == previous_case else finding.property
@@ -115,7 +115,10 @@ def format_text(verdict: Verdict, verbose: bool = False, timing: bool = True) ->
                          f"{finding.draws} draws, seed {verdict.seed}")
         if finding.table:
             lines.append(format_table(finding.table))
-        if finding.hint:
+        if finding.hint in hinted:  # written once: later findings point back to it, case left out
+            lines.append(f"    hint: as for {hinted[finding.hint]} above")
+        elif finding.hint:
+            hinted[finding.hint] = name
             lines.append(f"    hint: {finding.hint}")
     hidden = len(verdict.findings) - len(findings)
     if hidden:
