@@ -3,15 +3,15 @@
 Every test returns a ``TestResult`` whose ``table`` lists the largest discrepancies,
 so a failure shows where the learner's distribution differs from the exact one.
 
-The goodness-of-fit p-values are exact where a check's verdict is decided. The χ² law
-of Pearson's statistic is only asymptotic: with cells expected 5 to 20 times its tail is
-too light, and at Holm's thresholds (about 1e-3 / 27 for a check of 27 tests) p < t
-happens up to 5 times more often than t. So an asymptotic p-value below
-``SIMULATE_BELOW`` is checked by simulation: the same statistic, on the same pooled cells,
-for multinomial samples drawn from the exact law itself (a parametric bootstrap, which
-is exact since the law is known), and the larger of the two p-values is returned.
-Rejecting only where both are small keeps the test valid at every threshold below
-``SIMULATE_BELOW``. The simulation's generator is seeded from the observed counts, so
+The goodness-of-fit p-values are valid where a check's verdict is decided: under the
+exact law, P(p ≤ t) ≤ t for every t below ``SIMULATE_BELOW``. The χ² law of Pearson's
+statistic is only asymptotic: with cells expected 5 to 20 times its tail is too light,
+and at Holm's thresholds (about 1e-3 / 27 for a check of 27 tests) p < t happens up to
+5 times more often than t. So a χ² p-value below ``SIMULATE_BELOW`` is checked by
+simulation: the same statistic, on the same pooled cells, for multinomial samples drawn
+from the exact law itself (a Monte Carlo test, valid at any number of samples since the
+law is known), and the larger of the two p-values is returned. Rejecting only where both
+are small keeps the Monte Carlo test's validity. The simulation's generator is seeded from the observed counts, so
 the same observations always give the same p-value (the replay contract of
 grader/checks/harness.py).
 """
@@ -122,7 +122,7 @@ def simulated_p_value(strata: list[tuple[np.ndarray, np.ndarray]], statistic: st
     ``expected / size``, and the statistics are added up, as for the observation. With
     m of L simulated sums at least the observed one, the p-value is (m + 1) / (L + 1)
     after ``SIMULATIONS``, or m / L as soon as m reaches ``ENOUGH_EXCEEDANCES`` (Besag and
-    Clifford's sequential p-value, also exact: a large p-value needs few simulations).
+    Clifford's sequential p-value, also valid: a large p-value needs few simulations).
     The generator is seeded from the observed counts: the same counts, the same p-value.
     """
     key = tuple((tuple(np.rint(o).astype(int).tolist()), tuple(e.tolist())) for o, e in strata)
