@@ -108,9 +108,10 @@ def test_a_verbose_verdict_says_how_small_a_change_each_test_sees():
 
 
 def test_a_case_shared_by_failed_properties_is_written_once(tmp_path):
-    """ngram's fresh resample fails several laws of one case: the summary names that case
-    once, and each finding after the first of a case says "(same case)"."""
-    verdict = verdict_of("ngram_fresh_resample", tmp_path)
+    """A correction sampled from p instead of the residual fails several laws of one case:
+    the summary names that case once, and each finding after the first of a case says
+    "(same case)"."""
+    verdict = verdict_of("spec_correction_from_p", tmp_path)
     text = format_text(verdict)
     summary, findings = text.splitlines()[1], [f.property for f in verdict.findings]
     cases = [split_case(p)[1] for p in findings]
