@@ -16,6 +16,11 @@ what a test does not look at, is no change of its law; another test may see it.)
 of a law given a condition the strata's statistics add up, and by Jensen's inequality the
 same bound holds for the total variation of the joint law.
 
+The critical values here are the χ² law's. The tests compare a small χ² p-value with a
+simulated one and keep the larger (grader/oracle/stats.py); where cells are expected few
+times the exact critical value lies a little above the χ² law's, so there these
+distances are slightly optimistic.
+
 Along one direction, the law of a known bug, the bound is sharper (``detectable_tv_along``):
 the scripts that measure each lesson's checks print it beside the bug's own distance.
 """
