@@ -67,10 +67,10 @@ def goodness_of_fit(samples, law: dict, what: str = "outcome", show=str, *,
     observed, expected = _pooled(counts, law, n, min_expected)
     if len(expected) < 2:
         return TestResult(1.0, 0.0, n, f"only one possible {what}")
-    value, p_value = scipy_stats.power_divergence(observed, expected, lambda_=statistic)
-    p_value = _checked_by_simulation(float(p_value), [(observed, expected)], statistic)
+    value, law_p_value = scipy_stats.power_divergence(observed, expected, lambda_=statistic)
+    p_value = _checked_by_simulation(float(law_p_value), [(observed, expected)], statistic)
     message = (f"the {what}s do not follow the exact law ({STATISTICS[statistic]} = "
-               f"{value:.1f} on {len(expected) - 1} degrees of freedom)")
+               f"{value:.1f} on {len(expected) - 1} degrees of freedom{_at_the_floor(p_value, law_p_value)})")
     return TestResult(p_value, float(value), n, message, table, dof=len(expected) - 1)
 
 
@@ -108,9 +108,11 @@ def conditional_goodness_of_fit(pairs, laws: dict, what: str = "outcome", given:
             strata.append((observed, expected))
     if dof == 0:
         return TestResult(1.0, 0.0, n, f"only one possible {what} for every {given}")
-    p_value = _checked_by_simulation(float(scipy_stats.chi2.sf(total, dof)), strata, statistic)
+    law_p_value = float(scipy_stats.chi2.sf(total, dof))
+    p_value = _checked_by_simulation(law_p_value, strata, statistic)
     message = (f"the {what}s do not follow their exact law given the {given} "
-               f"({STATISTICS[statistic]} = {total:.1f} on {dof} degrees of freedom)")
+               f"({STATISTICS[statistic]} = {total:.1f} on {dof} degrees of freedom"
+               f"{_at_the_floor(p_value, law_p_value)})")
     return TestResult(p_value, total, n, message, table, dof=dof)
 
 
@@ -152,6 +154,15 @@ _STATISTIC_OF_ROWS = {  # power_divergence's statistics, row by row: counts [row
     "pearson": lambda counts, expected: ((counts - expected) ** 2 / expected).sum(axis=1),
     "log-likelihood": lambda counts, expected: 2 * special.xlogy(counts, counts / expected).sum(axis=1),
 }
+
+
+def _at_the_floor(p_value: float, law_p_value: float) -> str:
+    """What to add to a message when no simulated statistic reached the observed one: the
+    p-value is then the simulation's floor, an upper bound; the χ² law's says how far below."""
+    if p_value > 1 / (SIMULATIONS + 1):
+        return ""
+    return (f"; p ≤ {1 / (SIMULATIONS + 1):.0e}: none of {SIMULATIONS:,} samples of the exact law "
+            f"reached it, the χ² law gives {law_p_value:.2g}")
 
 
 def _checked_by_simulation(p_value: float, strata: list, statistic: str) -> float:
