@@ -247,7 +247,8 @@ exists.
 "Seed 0" says what caught the mutant under seed 0: deterministic properties only, or a
 statistical test (a finding with a p-value). "Detected" counts the seeds under which the
 check failed it. "Weakest p" is, over its seeds, the largest of each seed's smallest
-p-value among the failed statistical tests (an impossible outcome counts 0); the check
+p-value among the failed statistical tests (an impossible outcome counts 0; 1.0e-05 is the
+floor of a simulated p-value: no sample of the exact law reached the statistic); the check
 rejects at Holm's first step when p ≤ 1e-3 / tests: {thresholds}. "Caught by" names the
 properties that failed most often, with the number of seeds.
 
@@ -294,7 +295,8 @@ The reference: {'; '.join(failures)}.
 A few seeds cannot measure a rate of 1e-3; the tests' p-values are those of the G-test on
 cells expected at least 20 times, whose calibration in the tail where Holm's thresholds
 lie is measured in [statistics.md](statistics.md) and
-[statistics_trees.md](statistics_trees.md).
+[statistics_trees.md](statistics_trees.md), and every p-value below 1e-2 is checked by
+simulation under the exact law (grader/oracle/stats.py), which keeps it valid there.
 
 ## Time and load
 

@@ -262,7 +262,8 @@ probability at most 1e-3 per check; lesson 9's three checks together must stay w
   forward-by-forward cache discipline, the range of `mean_accepted`).
 
 All tests are G-tests with cells expected at least 20 times (`grader/oracle/stats.py`), whose
-p-values hold in the tail where Holm's thresholds lie ([statistics.md](statistics.md)).
+p-values hold in the tail where Holm's thresholds lie ([statistics.md](statistics.md)); every
+p-value below 1e-2 is also checked by simulation under the exact law.
 
 ## Mutants
 
