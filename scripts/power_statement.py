@@ -34,6 +34,7 @@ from grader.checks import (  # noqa: E402
     static_cache,
     tree_generate,
 )
+from grader.checks.loop_properties import models  # noqa: E402
 from grader.checks.verifier_rounds import LAW_TEST  # noqa: E402
 from grader.oracle import acceptance, laws, power, stats, tree_laws, verifier_laws  # noqa: E402
 from grader.selftest.in_process import run_check  # noqa: E402
@@ -83,7 +84,7 @@ def multi_draft_bugs(threshold: float) -> list[tuple]:
 
 
 def tree_bugs(threshold: float) -> list[tuple]:
-    target, drafters = tree_generate.models()
+    target, drafters = models()
     typical, siblings = [], []
     for case in tree_generate.LAW_CASES:
         eos, drafter = as_list(case.eos), drafters[case.drafter]
@@ -114,7 +115,7 @@ LOOP_BUGS = {  # mutant (tests/mutants/) -> the rule it verifies with
 def loop_bugs(threshold: float) -> list[tuple]:
     """The speculative_generate check's law tests (the joint law of the output and each
     token's) against the exact output law of each known bug of the loop."""
-    target, drafters = speculative_generate.models()
+    target, drafters = models()
     rows = []
     for name, rule in LOOP_BUGS.items():
         pairs = []
@@ -151,7 +152,7 @@ def rate_bugs(thresholds: dict) -> list[tuple]:
     for exercise_id, mutant, case in (("speculative_generate", "spec_rate_counts_gamma",
                                        speculative_generate.ACCEPTANCE_CASE),
                                       ("static_cache", "static_rate_counts_gamma", static_cache.ACCEPTANCE_CASE)):
-        target, drafters = speculative_generate.models()
+        target, drafters = models()
         arguments = (target, drafters[case.drafter], case.prompt, case.gamma, case.length, case.processor,
                      case.first_target)
         law, bug = acceptance.rate_law(*arguments), acceptance.rate_law(*arguments, acceptance.Rule(counts_gamma=True))

@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from grader.checks import multi_draft, tree_generate  # noqa: E402
 from grader.checks.harness import FAMILY_ERROR_RATE  # noqa: E402
+from grader.checks.loop_properties import models  # noqa: E402
 from grader.checks.verifier_rounds import LAW_TEST  # noqa: E402
 from grader.oracle import laws, power, stats, tree_laws  # noqa: E402
 from grader.selftest import mutants  # noqa: E402
@@ -69,7 +70,7 @@ def siblings_power() -> tuple[float, list]:
     ``q(a) q(b) / (1 − q(a))`` for ``a ≠ b``, against the i.i.d. ``q(a) q(b)``."""
     import torch
 
-    _, drafters = tree_generate.models()
+    _, drafters = models()
     threshold = FAMILY_ERROR_RATE / tree_tests()
     rows = []
     for case in tree_generate.LAW_CASES:
@@ -92,7 +93,7 @@ def tree_tests() -> int:
 def typical_power() -> tuple[float, list, list]:
     """Typical acceptance in the tree_generate check, from its exact laws: the power, each
     test's, and each case's total variation between its output's law and the target's."""
-    target, drafters = tree_generate.models()
+    target, drafters = models()
     threshold = FAMILY_ERROR_RATE / tree_tests()
     rows, distances = [], []
     for case in tree_generate.LAW_CASES:
@@ -141,7 +142,7 @@ def check_laws() -> dict:
     for case in multi_draft.CASES:
         tests["multi_draft"] += [(case.name, test, law, case.draws)
                                  for test, law in tree_laws.multi_draft_tested(case.law)]
-    target, drafters = tree_generate.models()
+    target, drafters = models()
     for case in tree_generate.LAW_CASES:
         eos, drafter = as_list(case.eos), drafters[case.drafter]
         law = tree_laws.generate_law(target, drafter, case.prompt, case.branching, case.length,

@@ -1,5 +1,6 @@
 """The scripts and notebooks name only modules and names the course has: every import in
-them resolves (inside functions too), and every script answers --help. A rename in the
+them resolves (inside functions too), every name a script reads from a course module
+exists, and every script answers --help. A rename in the
 package cannot break them silently."""
 import ast
 import importlib
@@ -45,9 +46,37 @@ def unresolved(path) -> list[str]:
     return missing
 
 
+def unread(path) -> list[str]:
+    """'module.name' for every ``name`` that ``path`` reads from a course module it imported
+    by name (``from grader.checks import tree_generate`` ... ``tree_generate.models()``) and
+    that the module lacks: what a move of a function to another module leaves behind."""
+    tree = ast.parse(source(path))
+    modules = {}  # the name a course module is bound to -> the module
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in COURSE:
+            for alias in node.names:
+                value = getattr(importlib.import_module(node.module), alias.name, None)
+                if value is None:  # a submodule not imported yet
+                    value = importlib.import_module(f"{node.module}.{alias.name}")
+                if isinstance(value, type(ast)):
+                    modules[alias.asname or alias.name] = value
+        elif isinstance(node, ast.Import):
+            for alias in (a for a in node.names if a.asname and a.name.split(".")[0] in COURSE):
+                modules[alias.asname] = importlib.import_module(alias.name)
+    return sorted({f"{node.value.id}.{node.attr}" for node in ast.walk(tree)
+                   if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)
+                   and isinstance(node.value, ast.Name) and node.value.id in modules
+                   and not hasattr(modules[node.value.id], node.attr)})
+
+
 @pytest.mark.parametrize("path", SCRIPTS + NOTEBOOKS, ids=lambda p: p.name)
 def test_every_import_resolves(path):
     assert unresolved(path) == []
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: p.name)
+def test_every_name_read_from_a_course_module_exists(path):
+    assert unread(path) == []
 
 
 @pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: p.name)
