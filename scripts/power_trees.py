@@ -30,6 +30,7 @@ from scipy import stats as scipy_stats
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from grader.bench.timing import load_averages  # noqa: E402
 from grader.checks import multi_draft, tree_generate  # noqa: E402
 from grader.checks.harness import FAMILY_ERROR_RATE  # noqa: E402
 from grader.checks.loop_properties import models  # noqa: E402
@@ -197,9 +198,11 @@ def main():
     closed_form = multi_draft_power()
     *closed_form["tree_typical_acceptance"], distances = typical_power()
     closed_form["tree_siblings_without_replacement"] = siblings_power()
+    load = [load_averages()]  # beside the timing: on a shared machine it says what competed
     seconds = {e: [mutants.graded(("reference", e, "solutions", seed))[5] for seed in range(3)] for e in EXERCISES}
+    load.append(load_averages())
     command = "python " + " ".join([Path(__file__).relative_to(ROOT).as_posix()] + sys.argv[1:])
-    write_report(found, results, calibrated, closed_form, distances, seconds, args, command)
+    write_report(found, results, calibrated, closed_form, distances, seconds, load, args, command)
     print(f"table in {OUTPUT.relative_to(ROOT)}")
 
 
@@ -213,7 +216,7 @@ def calibration_rows(calibrated: dict) -> list[str]:
     return rows
 
 
-def write_report(found, results, calibrated, closed_form, distances, seconds, args, command):
+def write_report(found, results, calibrated, closed_form, distances, seconds, load, args, command):
     rows = []
     for m in found:
         mine = [r for r in results if r[0] == m.name]
@@ -304,7 +307,8 @@ dependence: multi_draft {calibrated['multi_draft'][0]:.2e}, tree_generate
 
 Median of three runs of each check on the reference, one at a time, in this process (one
 thread; 2 CPU cores, shared with whatever else ran): {timing}; the three together
-{total:.1f} s.
+{total:.1f} s. Load averages (1, 5 and 15 minutes): {load[0]} before the timing, {load[1]}
+after.
 """)
 
 
