@@ -299,8 +299,10 @@ class StaticModel:
                 self.warm.discard(key)
         try:
             outputs = compiled(*args)  # the first call compiles, with every guard
-        except Exception as error:  # no C++ compiler, unsupported platform, ...
-            return eager_after_failure(self.model.device, step, error)(*args)
+        except Exception as error:  # no C++ compiler, unsupported platform, ... or the step's own bug
+            outputs = step(*args)  # a bug of the step raises here too, as itself: the compiler is not blamed
+            eager_after_failure(self.model.device, step, error)
+            return outputs
         self.warm.add(key)
         return kept_outputs(outputs)
 

@@ -172,6 +172,37 @@ def test_a_platform_that_cannot_compile_runs_eagerly_with_one_warning(monkeypatc
     assert ids == again == reference(prompt, target, 15, -1)
 
 
+class BrokenProcessor(GreedyProcessor):
+    """A learner's processor with a bug that shows after the prefill: it raises inside the
+    first compiled step."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+
+    def __call__(self, logits):
+        self.calls += 1
+        if self.calls > 1:
+            raise ValueError("a bug in the processor")
+        return super().__call__(logits)
+
+
+def test_a_bug_inside_a_compiled_step_is_reported_as_itself(monkeypatch):
+    """The step's own error comes out, not a warning that blames the compiler, and the
+    steps stay compiled for the next call."""
+    target, drafter = synthetic_pair(layers=1, hidden=32, seed=2)
+    monkeypatch.setattr(fast, "_COMPILED", {})
+    prompt = list(range(5, 17))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(ValueError, match="a bug in the processor"):
+            fast_autoregressive_generate(prompt, target, 6, logits_processor=BrokenProcessor(), eos_tokens_id=-1)
+    assert not [w for w in caught if "torch.compile failed" in str(w.message)]
+    assert all(step is not compiled for (_, name), compiled in fast._COMPILED.items()
+               for step in [getattr(fast, name)])
+    assert fast_autoregressive_generate(prompt, target, 6, eos_tokens_id=-1) == reference(prompt, target, 6, -1)
+
+
 def test_stubs_raise_not_implemented(pristine_lessons):
     """The lesson as shipped (git's HEAD): every exercise function is a stub."""
     stub = importlib.import_module(f"{PRISTINE}.fast")
