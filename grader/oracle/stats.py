@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
-from scipy import special
 from scipy import stats as scipy_stats
 
 MIN_EXPECTED = 5.0  # cells expected fewer times than this are pooled (Pearson's χ² rule)
@@ -136,13 +135,13 @@ def _simulated(strata: tuple, statistic: str) -> float:
     counts = [np.array(o) for o, _ in strata]
     expected = [np.array(e) for _, e in strata]
     rng = np.random.default_rng(np.random.SeedSequence(np.concatenate(counts).tolist()))
-    measure = _STATISTIC_OF_ROWS[statistic]
-    observed = sum(measure(o[None, :], e)[0] for o, e in zip(counts, expected))
+    observed = sum(_statistic_of_rows(o[None, :], e, statistic)[0] for o, e in zip(counts, expected))
     reached = observed * (1 - 1e-9)  # a simulated sum equal up to rounding counts as reaching it
     exceedances = simulated = 0
     while simulated < SIMULATIONS:
         size = min(CHUNK, SIMULATIONS - simulated)
-        sums = sum(measure(rng.multinomial(o.sum(), e / e.sum(), size=size), e) for o, e in zip(counts, expected))
+        sums = sum(_statistic_of_rows(rng.multinomial(o.sum(), e / e.sum(), size=size), e, statistic)
+                   for o, e in zip(counts, expected))
         running = exceedances + np.cumsum(sums >= reached)
         if running[-1] >= ENOUGH_EXCEEDANCES:
             return ENOUGH_EXCEEDANCES / (simulated + 1 + int(np.argmax(running >= ENOUGH_EXCEEDANCES)))
@@ -150,10 +149,10 @@ def _simulated(strata: tuple, statistic: str) -> float:
     return (exceedances + 1) / (simulated + 1)
 
 
-_STATISTIC_OF_ROWS = {  # power_divergence's statistics, row by row: counts [rows, k], expected [k]
-    "pearson": lambda counts, expected: ((counts - expected) ** 2 / expected).sum(axis=1),
-    "log-likelihood": lambda counts, expected: 2 * special.xlogy(counts, counts / expected).sum(axis=1),
-}
+def _statistic_of_rows(counts: np.ndarray, expected: np.ndarray, statistic: str) -> np.ndarray:
+    """scipy's power-divergence statistic of each row: counts ``[rows, k]``, expected ``[k]``."""
+    return scipy_stats.power_divergence(counts, np.broadcast_to(expected, counts.shape), lambda_=statistic,
+                                        axis=1)[0]
 
 
 def _at_the_floor(p_value: float, law_p_value: float) -> str:
