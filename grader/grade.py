@@ -5,27 +5,36 @@ down), or a zip of one; a folder of such submissions grades them all. Each is gr
 decider process of its own, ``jobs`` at a time, which copies it (plain files only, within
 limits) to a private folder removed afterwards; its runners import that copy's ``lessons``
 in the sandbox, which hides every submission's original, behind the reference's gate (the
-exercise being graded must be the learner's own: grader/runner/reference.py). A
-decider process that ends early costs only its own row. The table, CSV and results.json are
-written by this process after every sandbox is gone.
+exercise being graded must be the learner's own: grader/runner/reference.py). Each
+submission's draws come from seeds derived from the instructor's, per submission and
+exercise (``submission_seeds``): the private seed never reaches a runner. A decider that
+ends early, fails, or misses its deadline (``row_deadline``) costs only its own row. The
+table, CSV and results.json are written by this process after every sandbox is gone.
 """
 import csv
+import hashlib
 import json
 import multiprocessing
 import os
 import shutil
 import stat
+import subprocess
 import tempfile
 import zipfile
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader import exercises
 from grader.decider import GraderFilesChanged, run_isolated
+from grader.decider.channel import STARTUP_TIMEOUT
+from grader.decider.run import END_MARGIN
 from grader.verdict import ERROR, Verdict, format_text
 
 MAX_FILES = 2000  # a submission's files copied at most
 MAX_BYTES = 64 * 2**20  # and their bytes
+COPY_SECONDS = 60.0  # a submission's copy, and its decider's start (imports, the checks prepared)
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet runs a cell that begins so
 
 
 class SubmissionError(ValueError):
@@ -123,15 +132,31 @@ def grade_one(name: str, path: Path, exercise_ids: list[str], seed: int, timeout
     copy = workdir / "submission"
     try:
         copy_submission(path, copy)
-    except (OSError, zipfile.BadZipFile, SubmissionError) as exc:
+    except (OSError, zipfile.BadZipFile, SubmissionError, RecursionError) as exc:
         return _error_row(name, exercise_ids, seed, f"the submission could not be read: {exc}")
     root = lessons_root(copy)
     if root is None:
         return _error_row(name, exercise_ids, seed, "the submission holds no lessons/ package "
                                                     "(lessons/__init__.py)")
-    verdicts = list(run_isolated(exercise_ids, "lessons", seed, timeout, grading=True,
-                                 import_root=root, sandboxed=sandboxed, hidden=hidden))
+    verdicts = list(run_isolated(exercise_ids, "lessons", submission_seeds(seed, name, exercise_ids),
+                                 timeout, grading=True, import_root=root, sandboxed=sandboxed,
+                                 hidden=hidden))
     return Row(name, verdicts)
+
+
+def submission_seeds(seed: int, name: str, exercise_ids: list[str]) -> dict[str, int]:
+    """{exercise id: seed} for one submission, derived from the instructor's ``seed``: each
+    verdict shows its own (``grader check EXERCISE --seed N`` redraws it), and neither it nor
+    the runner's seeds tell the private one or another submission's."""
+    return {e: int.from_bytes(hashlib.sha256(f"{seed}/{name}/{e}".encode()).digest()[:4], "little")
+            for e in exercise_ids}
+
+
+def row_deadline(exercise_ids: list[str], timeout: float | None) -> float:
+    """Seconds a submission's decider may take at most: its copy, then each check's limit
+    with a runner's start-up and end (each exercise may need a runner of its own)."""
+    return COPY_SECONDS + sum((timeout or exercises.get(e).time_limit) + STARTUP_TIMEOUT + END_MARGIN
+                              for e in exercise_ids)
 
 
 def _error_row(name: str, exercise_ids: list[str], seed: int, summary: str) -> Row:
@@ -140,57 +165,94 @@ def _error_row(name: str, exercise_ids: list[str], seed: int, summary: str) -> R
 
 def _decided_apart(name, path, exercise_ids, seed, timeout, sandboxed, hidden) -> Row:
     """``grade_one`` in a process of its own (spawned: a forked copy of a process that runs
-    torch can deadlock): if anything ends that process, only this row is an error. Its
-    folder is removed here, however it ended."""
+    torch can deadlock): if anything ends that process, or it misses ``row_deadline``, only
+    this row is an error. Its folder is removed here, however it ended."""
     workdir = Path(tempfile.mkdtemp(prefix="grade-"))
     context = multiprocessing.get_context("spawn")
     receive, send = context.Pipe(duplex=False)
     process = context.Process(target=_send_row, daemon=True, args=(
         send, name, path, exercise_ids, seed, timeout, workdir, sandboxed, hidden))
+    deadline = row_deadline(exercise_ids, timeout)
     try:
         process.start()
         send.close()
+        if not receive.poll(deadline):
+            return _error_row(name, exercise_ids, seed, f"grading this submission took longer than "
+                              f"its limit ({deadline:.0f} s: every check's limit with a runner's "
+                              "start), so it was stopped; the other submissions were graded as usual.")
         try:
             outcome = receive.recv()
-        except EOFError:
-            process.join()
+        except (EOFError, OSError):
+            process.join(timeout=10)
             return _error_row(name, exercise_ids, seed, "the grading process of this submission "
                               f"ended (exit code {process.exitcode}) before its verdicts were "
                               "decided; the other submissions were graded as usual.")
         if isinstance(outcome, GraderFilesChanged):
             raise outcome
+        if type(outcome) is not Row or not all(type(v) is Verdict for v in outcome.verdicts):
+            return _error_row(name, exercise_ids, seed, f"the grading process of this submission "
+                              f"sent {type(outcome).__name__}, not its verdicts.")
         return outcome
     finally:
         process.join(timeout=10)
         if process.is_alive():
             process.kill()
-        shutil.rmtree(workdir, ignore_errors=True)
+            process.join(timeout=10)
+        remove_tree(workdir)
 
 
-def _send_row(send, *args) -> None:
+def _send_row(send, name, *args) -> None:
     try:
-        send.send(grade_one(*args))
+        send.send(grade_one(name, *args))
     except GraderFilesChanged as exc:
-        send.send(exc)
+        send.send(GraderFilesChanged(f"{exc} The submission being graded: {name}."))
+
+
+def remove_tree(path: Path) -> None:
+    """Remove a folder and everything in it, however deep or unreadable (``rm -rf`` walks it
+    without recursing in Python); never raises: a folder left behind costs disk, not a class."""
+    try:
+        subprocess.run(["chmod", "-R", "u+rwx", "--", str(path)], capture_output=True, timeout=300)
+        subprocess.run(["rm", "-rf", "--", str(path)], capture_output=True, timeout=300)
+    except (OSError, subprocess.SubprocessError):
+        pass
 
 
 def grade(found: dict[str, Path], exercise_ids: list[str], seed: int, jobs: int,
           timeout: float | None = None, sandboxed: bool = True, on_row=None) -> list[Row]:
     """The rows of the submissions ``found`` ({name: path}), in that order; ``on_row(row)``
-    as each is decided. Every runner's sandbox hides every submission's original."""
+    as each is decided. Every runner's sandbox hides every submission's original. Raises
+    GraderFilesChanged, naming the submissions being graded then, if a course file changed."""
     hidden = tuple(found.values())
+    rows: dict[str, Row] = {}
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = {pool.submit(_decided_apart, name, path, exercise_ids, seed, timeout, sandboxed,
                                hidden): name for name, path in found.items()}
         try:
             for future in as_completed(futures):
+                name = futures[future]
+                rows[name] = _row(future, name, exercise_ids, seed)
                 if on_row:
-                    on_row(future.result())
-        except GraderFilesChanged:
+                    on_row(rows[name])
+        except GraderFilesChanged as exc:
+            beside = [futures[f] for f in futures if f.running()]
             for future in futures:
                 future.cancel()
-            raise
-        return [future.result() for future in futures]
+            raise GraderFilesChanged(f"{exc}" + (f" Graded beside it: {', '.join(beside)}." if beside else ""))
+    return [rows[name] for name in found]
+
+
+def _row(future, name: str, exercise_ids: list[str], seed: int) -> Row:
+    """A decided submission's row; an error row if its grading raised anything but a changed
+    course file (which stops the class)."""
+    try:
+        return future.result()
+    except GraderFilesChanged:
+        raise
+    except Exception as exc:
+        return _error_row(name, exercise_ids, seed, f"grading this submission failed in the grader "
+                          f"({type(exc).__name__}: {str(exc)[:300]}); the other submissions were "
+                          "graded as usual.")
 
 
 SANDBOXED = "graded in the sandbox (bubblewrap)"
@@ -235,12 +297,18 @@ def write_csv(rows: list[Row], path: Path, sandboxed: bool = True) -> None:
                          "summary", "failing properties (with hints)", "reference files opened"])
         for row in rows:
             for v in row.verdicts:
-                writer.writerow([row.submission, v.exercise, v.status, v.properties,
+                writer.writerow([inert(row.submission), v.exercise, v.status, v.properties,
                                  len(v.findings), len(v.observed), v.observed_failed,
                                  "yes" if sandboxed else "no (--no-sandbox)", f"{v.seconds:.1f}",
-                                 v.summary, "; ".join(f"{f.property}: {f.hint}" if f.hint else f.property
-                                                      for f in v.findings),
-                                 "; ".join(v.reference_opened)])
+                                 inert(v.summary), inert("; ".join(
+                                     f"{f.property}: {f.hint}" if f.hint else f.property
+                                     for f in v.findings)),
+                                 inert("; ".join(v.reference_opened))])
+
+
+def inert(text: str) -> str:
+    """A CSV cell a spreadsheet shows as text: one that would start a formula gets a quote."""
+    return f"'{text}" if text.startswith(FORMULA_STARTS) else text
 
 
 def gradescope_results(row: Row, sandboxed: bool = True) -> dict:
@@ -256,9 +324,18 @@ def write_gradescope(rows: list[Row], path: Path, sandboxed: bool = True) -> Non
     """One submission: ``path`` is its results.json. Several: ``path`` is a folder with
     ``<submission>/results.json`` each."""
     if len(rows) == 1:
-        path.write_text(json.dumps(gradescope_results(rows[0], sandboxed), indent=2))
+        path.write_text(_results_text(rows[0], sandboxed))
         return
     for row in rows:
         (path / row.submission).mkdir(parents=True, exist_ok=True)
-        (path / row.submission / "results.json").write_text(
-            json.dumps(gradescope_results(row, sandboxed), indent=2))
+        (path / row.submission / "results.json").write_text(_results_text(row, sandboxed))
+
+
+def _results_text(row: Row, sandboxed: bool) -> str:
+    """A row's results.json; if its verdicts cannot be written out, one that says so and
+    gives no credit (the other rows' are written all the same)."""
+    try:
+        return json.dumps(gradescope_results(row, sandboxed), indent=2)
+    except Exception as exc:
+        return json.dumps({"score": 0.0, "output": f"the grader could not write this submission's "
+                           f"verdicts ({type(exc).__name__}); ask the instructor to grade it again."})

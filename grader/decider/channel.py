@@ -49,7 +49,7 @@ class Channel:
         line = self.lines.pop(0)
         try:
             return json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested deeper than the parser goes
             return {"malformed": line[:120].decode(errors="replace")}
 
     def close(self) -> None:

@@ -1,5 +1,8 @@
 """The decider's half of a check: the learner's code never runs here; each call's answer is
 the runner's next record, checked against the call the check makes."""
+import math
+from dataclasses import fields
+
 from grader import wire
 from grader.checks.harness import CheckRun, Stop
 from grader.exercises import Exercise
@@ -68,13 +71,64 @@ class ReplayCheckRun(CheckRun):
         try:
             if data["status"] not in self.STOPS:
                 raise ValueError(f"status {data['status']!r}")
-            findings = [Finding(**f) for f in data["findings"]]
-            if not all(isinstance(f.property, str) and isinstance(f.message, str) for f in findings):
-                raise ValueError("a finding without a property or message")
+            if type(data["findings"]) is not list or len(data["findings"]) > MAX_FINDINGS:
+                raise ValueError(f"findings are not a list of at most {MAX_FINDINGS}")
+            findings = [finding(f) for f in data["findings"]]
             return Stop(data["status"], _text(data, "summary"), tb=_text(data, "traceback"),
                         findings=findings)
         except (KeyError, TypeError, ValueError) as exc:
             return _forged(f"a Stop is malformed ({exc})")
+
+
+MAX_FINDINGS = 200
+TEXT_LIMITS = {"property": 500, "message": 5000, "hint": 5000}
+MAX_TABLE_ROWS, MAX_TABLE_COLUMNS, MAX_CELL = 100, 20, 300
+
+
+def finding(data) -> Finding:
+    """A Finding from a runner's record, every field checked: text where text is expected
+    (cut to its limit), a table of at most MAX_TABLE_ROWS rows of as many short strings, a
+    finite statistic, a p-value in [0, 1], a count of draws. Raises ValueError otherwise."""
+    if type(data) is not dict or not set(data) <= {f.name for f in fields(Finding)} or \
+            not {"property", "message"} <= set(data):
+        raise ValueError("a finding is not a record of a property, a message and Finding's other fields")
+    text = {}
+    for name, limit in TEXT_LIMITS.items():
+        value = data.get(name, "")
+        if type(value) is not str:
+            raise ValueError(f"a finding's {name} is not text")
+        text[name] = value[:limit]
+    return Finding(**text, table=_table(data.get("table")),
+                   statistic=_number(data.get("statistic"), "statistic"),
+                   p_value=_number(data.get("p_value"), "p_value", 0.0, 1.0),
+                   draws=_count(data.get("draws")))
+
+
+def _table(table) -> list[list[str]] | None:
+    if table is None:
+        return None
+    if (type(table) is not list or not 0 < len(table) <= MAX_TABLE_ROWS
+            or any(type(row) is not list or len(row) != len(table[0]) for row in table)
+            or not 0 < len(table[0]) <= MAX_TABLE_COLUMNS
+            or any(type(cell) is not str for row in table for cell in row)):
+        raise ValueError(f"a finding's table is not 1 to {MAX_TABLE_ROWS} rows of as many strings")
+    return [[cell[:MAX_CELL] for cell in row] for row in table]
+
+
+def _number(value, name: str, low: float = -math.inf, high: float = math.inf) -> float | None:
+    if value is None:
+        return None
+    if type(value) not in (int, float) or not math.isfinite(value) or not low <= value <= high:
+        raise ValueError(f"a finding's {name} is not a finite number in [{low}, {high}]")
+    return float(value)
+
+
+def _count(value) -> int | None:
+    if value is None:
+        return None
+    if type(value) is not int or not 0 <= value < 2**53:
+        raise ValueError("a finding's draws is not a count")
+    return value
 
 
 def _text(record: dict, key: str) -> str:

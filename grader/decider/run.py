@@ -1,5 +1,7 @@
 """Runners started, their records awaited with deadlines, the checks replayed on them."""
+import ctypes
 import importlib
+import json
 import os
 import pkgutil
 import signal
@@ -22,17 +24,20 @@ from grader.verdict import ERROR, Verdict
 
 DECIDING_PACKAGES = ("grader.oracle", "grader.observers", "grader.models", "solutions")
 SHOWN_OUTPUT_CHARS = 1500  # of what the learner's code printed, attached to the verdict
+END_MARGIN = 10.0  # seconds the runner's end record may trail the decider's verdict, at least
 
 
 class GraderFilesChanged(Exception):
     """A file of the grader or the reference changed while a runner ran: stop grading."""
 
 
-def run_isolated(exercise_ids: list[str], impl: str, seed: int, timeout: float | None = None,
-                 grading: bool = False, import_root: Path | None = None, sandboxed: bool = True,
-                 hidden: tuple[Path, ...] = ()):
+def run_isolated(exercise_ids: list[str], impl: str, seed: int | dict[str, int],
+                 timeout: float | None = None, grading: bool = False, import_root: Path | None = None,
+                 sandboxed: bool = True, hidden: tuple[Path, ...] = ()):
     """Yield one Verdict per exercise id, in order, each decided here on a runner's records.
 
+    ``seed``: one for every exercise, or ``{exercise id: seed}`` (``grader grade`` derives
+    one per submission and exercise); the runner gets them on its standard input.
     ``grading``: the learner's code gets the reference through a gate that refuses the
     functions of the exercise being graded (grader/runner/reference.py);
     ``import_root``: the folder the runner imports ``impl`` from, before anywhere else;
@@ -40,19 +45,19 @@ def run_isolated(exercise_ids: list[str], impl: str, seed: int, timeout: float |
     covers the folders in ``hidden``. Raises GraderFilesChanged when a file of the course's
     packages differs, after a runner, from what this process loaded and checked first.
     """
+    seeds = seed if isinstance(seed, dict) else dict.fromkeys(exercise_ids, seed)
     manifest = prepared(exercise_ids)
     pending = list(exercise_ids)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # the runner needs the other core; the tiny models gain nothing
     try:
-        with tempfile.TemporaryDirectory(prefix="grader-") as outdir:
-            runner = Runner(impl, seed, Path(outdir), grading, import_root, sandboxed, hidden)
-            while pending:  # each pass starts a runner process
-                for verdict in runner.decide(pending, timeout):
-                    _stop_if_changed(manifest)
-                    pending.remove(verdict.exercise)
-                    yield verdict
+        runner = Runner(impl, seeds, grading, import_root, sandboxed, hidden)
+        while pending:  # each pass starts a runner process
+            for verdict in runner.decide(pending, timeout):
                 _stop_if_changed(manifest)
+                pending.remove(verdict.exercise)
+                yield verdict
+            _stop_if_changed(manifest)
     finally:
         torch.set_num_threads(threads)
 
@@ -82,73 +87,119 @@ def _stop_if_changed(manifest: sources.Manifest) -> None:
 
 class Runner:
     """How runner processes are started (sandboxed or not), and the decisions made on the
-    records of each."""
+    records of each. The decider hands each runner open descriptors (its record pipe, a
+    file with no name for its output, its seeds on standard input) and opens no path the
+    runner could write."""
 
-    def __init__(self, impl, seed, outdir, grading, import_root, sandboxed, hidden):
-        self.impl, self.seed, self.outdir = impl, seed, outdir
+    def __init__(self, impl, seeds, grading, import_root, sandboxed, hidden):
+        self.impl, self.seeds = impl, seeds
         self.grading, self.import_root, self.sandboxed, self.hidden = grading, import_root, sandboxed, hidden
 
     def command(self, exercise_ids, write_fd: int) -> list[str]:
         impl = str(Path(self.impl).resolve()) if self.impl.endswith(".py") else self.impl
-        command = [sys.executable, "-m", "grader.runner", "--impl", impl, "--seed",
-                   str(self.seed), "--fd", str(write_fd), "--outdir", str(self.outdir),
+        command = [sys.executable, "-m", "grader.runner", "--impl", impl, "--fd", str(write_fd),
                    *(["--grading"] if self.grading else []),
                    *(["--import-root", str(self.import_root)] if self.import_root else []),
-                   *exercise_ids]
+                   *(["--sandboxed"] if self.sandboxed else []), *exercise_ids]
         if not self.sandboxed:
             return command
         readable = [Path(impl)] if impl.endswith(".py") else []
         readable += [self.import_root] if self.import_root else [Path.cwd()]
-        return sandbox.wrap(command, self.outdir, readable, self.hidden,
+        return sandbox.wrap(command, readable, self.hidden,
                             chdir=None if self.import_root else Path.cwd())
 
     def decide(self, exercise_ids, timeout):
         read_fd, write_fd = os.pipe()
-        env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1")
-        with open(self.outdir / "runner.err", "wb") as errors:
+        with tempfile.TemporaryFile(prefix="grader-output-") as output:
             process = subprocess.Popen(self.command(exercise_ids, write_fd), pass_fds=(write_fd,),
-                                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                       stderr=errors, start_new_session=True, env=env,
-                                       cwd=self.outdir if self.import_root else None)
-        os.close(write_fd)
-        yield from _records_decided(process, Channel(read_fd), exercise_ids, self.seed, timeout,
-                                    self.outdir)
+                                       stdin=subprocess.PIPE, stdout=output, stderr=output,
+                                       start_new_session=True, env=sandbox.runner_environment(),
+                                       cwd=None if self.sandboxed else self.import_root,
+                                       preexec_fn=_die_with_parent)
+            os.close(write_fd)
+            try:
+                setup = {"seeds": {e: self.seeds[e] for e in exercise_ids}}
+                process.stdin.write(json.dumps(setup).encode() + b"\n")
+                process.stdin.close()
+            except OSError:  # it ended already: its channel says so
+                pass
+            yield from _records_decided(process, Channel(read_fd), exercise_ids, self.seeds,
+                                        timeout, Output(output.fileno()))
 
 
-def _records_decided(process, channel, exercise_ids, seed, timeout, outdir):
+class Output:
+    """What a runner printed: a file with no name on disk, opened here and handed to the
+    runner as its standard output and error, read back through the descriptor, bounded."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+
+    def head(self, start: int = 0, end: int | None = None) -> str:
+        """The first characters printed between byte ``start`` and ``end`` (the end of the
+        file by default), with a note of how much was cut."""
+        size = os.fstat(self.fd).st_size
+        end = size if end is None else min(end, size)
+        start = min(start, end)
+        raw = os.pread(self.fd, min(end - start, 4 * SHOWN_OUTPUT_CHARS), start)
+        text = raw.decode("utf-8", errors="replace")[:SHOWN_OUTPUT_CHARS]
+        shown = len(text.encode("utf-8", errors="replace")) if len(text) == SHOWN_OUTPUT_CHARS else len(raw)
+        if end - start > shown:
+            text += f"\n... ({end - start - shown} more bytes not shown)"
+        return text.rstrip()
+
+
+def _die_with_parent() -> None:
+    """In the runner's process before it starts: killed when the decider's thread ends, however
+    it ends (the sandbox adds its own --die-with-parent)."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def _offset(record, key: str, value: str) -> int | None:
+    """The byte offset a start or end record gives (``output_at``), if the record is well formed."""
+    if type(record) is not dict or set(record) - {key, "output_at", "reference_opened"} or record.get(key) != value:
+        return None
+    at = record.get("output_at")
+    return at if type(at) is int and 0 <= at < 2**62 else None
+
+
+def _records_decided(process, channel, exercise_ids, seeds, timeout, output: Output):
     """The verdicts decided on ``process``'s records, one per exercise until it stops."""
     try:
         for exercise_id in list(exercise_ids):  # the caller removes each one decided
-            exercise = exercises.get(exercise_id)
-            started = time.monotonic()
+            exercise, seed = exercises.get(exercise_id), seeds[exercise_id]
+            started, at = time.monotonic(), 0
             limit = timeout or exercise.time_limit
-            output = outdir / f"{exercise_id}.out"
             try:
-                if channel.receive() != {"start": exercise_id}:
-                    yield _verdict(exercise_id, seed, started, read_head(output), "the process "
+                at = _offset(channel.receive(), "start", exercise_id)
+                if at is None:
+                    yield _verdict(exercise_id, seed, started, output.head(), "the process "
                                    "running your code did not start the check it was asked for.")
                     return
                 started = time.monotonic()  # the runner's start-up has its own limit
                 channel.deadline = started + limit
                 verdict = _decide(exercise, seed, channel)
             except RunnerTimeout:
-                yield _verdict(exercise_id, seed, started, read_head(output), f"the check of "
+                yield _verdict(exercise_id, seed, started, output.head(at), f"the check of "
                                f"{exercise_id} did not finish within {limit:.0f} s, so it was "
                                "stopped. Look for a loop that never ends (a `while` whose condition "
                                "never changes, or a generation loop that ignores max_gen_len); "
                                "`--timeout` sets the limit.")
                 return
             except RunnerGone:
-                process.wait()
-                yield _verdict(exercise_id, seed, started,
-                               read_head(output) or read_head(outdir / "runner.err"),
+                try:  # its channel closed: it is ending, and its exit code says how
+                    process.wait(timeout=END_MARGIN)
+                except subprocess.TimeoutExpired:
+                    _kill(process)
+                yield _verdict(exercise_id, seed, started, output.head(at),
                                "the process running your code ended without finishing the check "
                                f"of {exercise_id} ({_describe_exit(process.returncode)}). A call to "
                                "os._exit, a crash inside a native library (segmentation fault) or "
                                "running out of memory does this.")
                 return
-            verdict.output, verdict.seconds = read_head(output), time.monotonic() - started
-            end = _end(channel, exercise_id, time.monotonic() - started)
+            verdict.seconds = time.monotonic() - started
+            end = _end(channel, exercise_id, verdict.seconds)
+            verdict.output = output.head(at, _offset(end, "end", exercise_id) if end else None)
             verdict.reference_opened = _paths(end.get("reference_opened")) if end else []
             yield verdict
             if end is None:
@@ -161,12 +212,12 @@ def _records_decided(process, channel, exercise_ids, seed, timeout, outdir):
 def _end(channel: Channel, exercise_id: str, elapsed: float) -> dict | None:
     """The runner's record that ends the check, if it ends it where the decider did. It
     streams ahead of the decider but may trail at the end (both compute the last statistics)."""
-    channel.deadline = min(channel.deadline, time.monotonic() + max(10.0, elapsed))
+    channel.deadline = min(channel.deadline, time.monotonic() + max(END_MARGIN, elapsed))
     try:
         record = channel.receive()
     except (RunnerTimeout, RunnerGone):
         return None
-    return record if type(record) is dict and record.get("end") == exercise_id else None
+    return record if _offset(record, "end", exercise_id) is not None else None
 
 
 def _paths(reported) -> list[str]:
@@ -228,15 +279,3 @@ def _describe_exit(code: int | None) -> str:
 
 
 _SIGNALS = {s.value for s in signal.Signals}
-
-
-def read_head(path: Path) -> str:
-    """The first characters of a captured output, with a note of how much was cut."""
-    if not path.exists():
-        return ""
-    size = path.stat().st_size
-    with open(path, encoding="utf-8", errors="replace") as f:
-        head = f.read(SHOWN_OUTPUT_CHARS)
-    if size > len(head.encode()):
-        head += f"\n... ({size - len(head.encode())} more bytes not shown)"
-    return head.rstrip()

@@ -1,18 +1,21 @@
 """The runner's operating-system sandbox: bubblewrap (``bwrap``), where it can run.
 
-Inside, the runner sees the whole filesystem read-only (the grader, site-packages, the
-course checkout), a private empty ``/tmp`` with only the paths it must read bound back
-(read-only) and its output folder (writable), no network, and its own PID namespace: it
-cannot see or signal the grader or another runner, and everything it starts dies with it,
-``setsid`` or not. Every capability is dropped, so it cannot unmount what hides a path.
-The folders in ``hidden`` (under ``grader grade``: every submission's original and the
-other copies) are covered by empty ones. torch.compile's cache of the grading user is seen
-through a throwaway overlay: the runner reads what earlier compiles left (a compile that
-took a minute takes seconds), and what it writes there vanishes with it.
+Inside, the runner sees only what it needs, read-only: the system's programs and libraries
+(``/usr``, ``/etc``, ``/sys`` and the top-level links into ``/usr``), Python and its
+``sys.path``, the course checkout and the paths it must read (the implementation, a
+submission's copy). Nothing else of the host is there: no home folders, no ``/run`` or
+``/var`` (so no host socket), no other submission. Its only writable place is a private
+``/tmp`` of ``SCRATCH_BYTES`` in memory; the decider never reads it. It has no network, its
+own PID namespace (it cannot see or signal the grader or another runner, and everything it
+starts dies with it, ``setsid`` or not), every capability dropped (so it cannot unmount
+what hides a path), and no environment but ``runner_environment()``. The folders in
+``hidden`` (under ``grader grade``: every submission's original) are covered by empty ones.
+torch.compile's cache of the grading user is seen through a throwaway overlay: the runner
+reads what earlier compiles left (a compile that took a minute takes seconds), and what it
+writes there vanishes with it.
 
 What it does not resist is said in docs/grading.md: bubblewrap is a namespace sandbox on
-the host's kernel, so a kernel exploit escapes it, and files the grading user can read
-outside ``/tmp`` and ``hidden`` stay readable.
+the host's kernel, so a kernel exploit escapes it; the files it binds stay readable.
 """
 import functools
 import getpass
@@ -23,6 +26,14 @@ import sys
 from pathlib import Path
 
 from grader import sources
+
+SCRATCH_BYTES = 64 * 2**20  # the runner's /tmp
+SYSTEM_FOLDERS = ("usr", "etc", "sys")  # bound read-only; the top-level links into /usr follow them
+SYSTEM_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+PASSED_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "PYTHONPATH", "HF_HUB_OFFLINE",
+                      "TRANSFORMERS_OFFLINE", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                      "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "CUDA_VISIBLE_DEVICES",
+                      "TORCHINDUCTOR_CACHE_DIR")  # what running Python and torch needs, no more
 
 UNSANDBOXED_NOTICE = ("grading is unsandboxed ({why}): your code runs as you, with your files and "
                       "network. `grader grade` needs the sandbox, or --no-sandbox.")
@@ -63,29 +74,44 @@ def unavailable() -> str:
     return ""
 
 
-def wrap(command: list[str], writable: Path, readable: list[Path], hidden: list[Path] = (),
+def runner_environment() -> dict[str, str]:
+    """The runner's whole environment: the variables of ``PASSED_ENVIRONMENT`` that are set
+    here, and its own. Nothing else of the grading user's (a secret, a token) reaches it."""
+    passed = {name: os.environ[name] for name in PASSED_ENVIRONMENT if name in os.environ}
+    return {**passed, "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1", "TMPDIR": "/tmp",
+            "HOME": "/tmp"}
+
+
+def wrap(command: list[str], readable: list[Path], hidden: list[Path] = (),
          chdir: Path | None = None) -> list[str]:
-    """``command`` run in the sandbox, in ``chdir`` (default ``writable``): ``writable`` is
-    its only writable folder; ``readable`` are the paths it must read that a private /tmp
-    hides; the folders and files in ``hidden`` are covered."""
-    arguments = [bwrap(), *_namespaces(), "--ro-bind", "/", "/", "--dev", "/dev",
-                 "--proc", "/proc", "--tmpfs", "/tmp"]
-    python = [Path(sys.prefix), Path(sys.executable).parent, *map(Path, sys.path)]
-    for path in _under_tmp([*readable, sources.ROOT, *python]):  # a course or venv in /tmp
+    """``command`` run in the sandbox, in ``chdir`` (default ``/tmp``): ``readable`` are the
+    paths it must read besides the system, Python and the course; the folders and files in
+    ``hidden`` are covered."""
+    arguments = [bwrap(), *_namespaces()]
+    for name in SYSTEM_LINKS:
+        path = Path("/", name)
+        if path.is_symlink():
+            arguments += ["--symlink", os.readlink(path), str(path)]
+        elif path.is_dir():
+            arguments += ["--ro-bind", str(path), str(path)]
+    for name in SYSTEM_FOLDERS:
+        arguments += ["--ro-bind-try", f"/{name}", f"/{name}"]
+    arguments += ["--dev", "/dev", "--proc", "/proc", "--size", str(SCRATCH_BYTES), "--tmpfs", "/tmp"]
+    python = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).parent, *map(Path, sys.path)]
+    bound = _outside_system([*python, sources.ROOT, *readable])
+    for path in bound:
         arguments += ["--ro-bind", str(path), str(path)]
     for path in map(Path, hidden):  # after the binds: a hidden folder stays hidden
         if path.is_dir():
             arguments += ["--tmpfs", str(path.resolve())]
         elif path.exists():
             arguments += ["--ro-bind", os.devnull, str(path.resolve())]
-    for path in _under_tmp(readable):  # a readable path inside a hidden folder comes back
+    for path in _outside_system(readable):  # a readable path inside a hidden folder comes back
         arguments += ["--ro-bind", str(path), str(path)]
     cache = compile_cache()
     if cache:  # read what earlier compiles left; what this runner writes vanishes with it
         arguments += ["--overlay-src", str(cache), "--tmp-overlay", str(cache)]
-    arguments += ["--bind", str(writable), str(writable), "--chdir", str(chdir or writable),
-                  "--setenv", "TMPDIR", "/tmp"]  # a TMPDIR outside /tmp would be read-only
-    return arguments + command
+    return arguments + ["--remount-ro", "/", "--chdir", str(chdir or "/tmp"), *command]
 
 
 def compile_cache() -> Path | None:
@@ -110,11 +136,13 @@ def _namespaces() -> list[str]:
     return ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
 
 
-def _under_tmp(paths) -> list[Path]:
-    """The existing paths among ``paths`` that the sandbox's private /tmp would hide."""
+def _outside_system(paths) -> list[Path]:
+    """The existing paths among ``paths`` that the system's folders do not already hold, each
+    once, resolved (a path under /tmp too: the sandbox's own /tmp would hide it)."""
     found = []
     for path in paths:
         path = Path(path).resolve() if str(path) else Path.cwd()
-        if path.exists() and path.is_relative_to("/tmp") and path != Path("/tmp") and path not in found:
+        inside_system = any(path.is_relative_to(f"/{name}") for name in SYSTEM_FOLDERS)
+        if path.exists() and path != Path("/") and not inside_system and path not in found:
             found.append(path)
     return found

@@ -6,27 +6,31 @@ import resource
 import signal
 import sys
 import warnings
-from pathlib import Path
 
 OUTPUT_LIMIT_BYTES = 32 * 2**20  # a flood of prints fails the write instead of filling the disk
+MEMORY_LIMIT_BYTES = 8 * 2**30  # writable memory (RLIMIT_DATA): torch, the models, the learner's tensors
+PROCESS_LIMIT = 256  # processes and threads, counted inside the sandbox's user namespace
+OPEN_FILES_LIMIT = 1024
+SETUP_BYTES = 2**16  # the decider's one line on standard input
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--impl", required=True)
-    parser.add_argument("--seed", type=int, required=True)
     parser.add_argument("--fd", type=int, required=True)
-    parser.add_argument("--outdir", type=Path, required=True)
     parser.add_argument("--grading", action="store_true",
                         help="refuse the reference's own functions of the exercise being graded")
-    parser.add_argument("--import-root", type=Path, default=None,
+    parser.add_argument("--import-root", default=None,
                         help="import the implementation from this folder before anywhere else")
+    parser.add_argument("--sandboxed", action="store_true",
+                        help="also limit the processes (counted per user namespace: only in the sandbox)")
     parser.add_argument("exercises", nargs="+")
     args = parser.parse_args()
+    limit_resources(args.sandboxed)  # before anything else runs: hard limits stay lowered
+    seeds = json.loads(sys.stdin.buffer.readline(SETUP_BYTES))["seeds"]  # never on the command line
+    sys.stdin.close()
     channel = os.fdopen(args.fd, "w", buffering=1)
     os.set_inheritable(args.fd, False)
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (OUTPUT_LIMIT_BYTES, OUTPUT_LIMIT_BYTES))
 
     import importlib
 
@@ -34,7 +38,7 @@ def main():
 
     from grader import exercises
     from grader.observers import observation
-    from grader.runner.record import redirected_output, run_recorded
+    from grader.runner.record import run_recorded
     from grader.runner.reference import ReferenceGate, ReferenceReads
 
     for exercise_id in args.exercises:  # the course's code, with the reference it uses, first
@@ -42,7 +46,7 @@ def main():
     gate = ReferenceGate() if args.grading else None  # imports the whole reference first
     reads = ReferenceReads()
     if args.import_root:  # after the course's own modules: a submission cannot replace them
-        sys.path.insert(0, str(args.import_root))
+        sys.path.insert(0, args.import_root)
     torch.set_num_threads(1)  # tiny models: threads cost more than they give
 
     def send(message: dict) -> None:
@@ -50,13 +54,41 @@ def main():
 
     for exercise_id in args.exercises:
         exercise = exercises.get(exercise_id)
-        send({"start": exercise_id})
-        with redirected_output(args.outdir / f"{exercise_id}.out"), warnings.catch_warnings():
+        send({"start": exercise_id, "output_at": printed()})
+        with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             with observation.check_scope(observation.RECORD):
-                run_recorded(exercise, args.impl, args.seed, send, gate)
-        send({"end": exercise_id, "reference_opened": reads.taken()})
+                run_recorded(exercise, args.impl, seeds[exercise_id], send, gate)
+        send({"end": exercise_id, "reference_opened": reads.taken(), "output_at": printed()})
     channel.close()
+
+
+def limit_resources(sandboxed: bool) -> None:
+    """Hard limits, which the learner's code cannot raise again: the size of any file it
+    writes (its output included), its writable memory, its open files, no core dumps, and,
+    in the sandbox, its processes."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an over-long write fails with EFBIG instead
+    limits = [(resource.RLIMIT_FSIZE, OUTPUT_LIMIT_BYTES), (resource.RLIMIT_DATA, MEMORY_LIMIT_BYTES),
+              (resource.RLIMIT_NOFILE, OPEN_FILES_LIMIT), (resource.RLIMIT_CORE, 0)]
+    if sandboxed:
+        limits.append((resource.RLIMIT_NPROC, PROCESS_LIMIT))
+    for kind, value in limits:
+        soft, hard = resource.getrlimit(kind)
+        value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+        resource.setrlimit(kind, (value, value))
+
+
+def printed() -> int:
+    """How many bytes the learner's code has printed so far (standard output and error share
+    the decider's one file): where the decider starts and ends each exercise's output."""
+    try:
+        sys.stdout.flush(), sys.stderr.flush()
+    except OSError:
+        pass  # the output limit was reached: the output says enough
+    try:
+        return os.fstat(1).st_size
+    except OSError:  # the learner's code closed it
+        return 0
 
 
 if __name__ == "__main__":

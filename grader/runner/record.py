@@ -1,10 +1,7 @@
 """The runner's half of a check: the learner's code is imported and called here, and what
 each call gave is sent to the decider as a JSON-able record, in order."""
-import os
-import sys
 import traceback
 from dataclasses import asdict
-from pathlib import Path
 from types import ModuleType
 
 from grader import implementation, wire
@@ -67,25 +64,3 @@ def run_recorded(exercise, impl: str, seed: int, send, gate: ReferenceGate | Non
         checked(RecordingCheckRun(exercise, module, seed, send))
     except Exception:  # the check's own code, handed an object that breaks it
         send({"crashed": traceback.format_exc()[-3000:]})
-
-
-class redirected_output:
-    """Send file descriptors 1 and 2 (Python and C prints alike) to ``path`` for a while."""
-
-    def __init__(self, path: Path):
-        self.path = path
-
-    def __enter__(self):
-        sys.stdout.flush(), sys.stderr.flush()
-        self.saved = os.dup(1), os.dup(2)
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        os.dup2(fd, 1), os.dup2(fd, 2)
-        os.close(fd)
-
-    def __exit__(self, *exc):
-        try:
-            sys.stdout.flush(), sys.stderr.flush()
-        except OSError:
-            pass  # the output limit was reached; the file already says enough
-        os.dup2(self.saved[0], 1), os.dup2(self.saved[1], 2)
-        os.close(self.saved[0]), os.close(self.saved[1])
