@@ -128,7 +128,7 @@ class _Budget:
 def grade_one(name: str, path: Path, exercise_ids: list[str], seed: int, timeout: float | None,
               workdir: Path, sandboxed: bool, hidden: tuple[Path, ...]) -> Row:
     """One submission's verdicts, decided in this process from a copy of it in ``workdir``."""
-    tempfile.tempdir = str(workdir)  # the runners' output folders too: the caller removes it
+    tempfile.tempdir = str(workdir)  # the runners' output files (unnamed) too: the caller removes it
     copy = workdir / "submission"
     try:
         copy_submission(path, copy)

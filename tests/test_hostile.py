@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from grader import grade
+from grader.decider import replay
 from tests.conftest import run_grader
 
 HOSTILE = Path(__file__).parent / "hostile"
@@ -38,6 +40,8 @@ CASES = [  # (file, exercise, status, words the diagnosis must contain)
     ("patches_torch", "max_fn", "failed", "norm(max(0, x))"),
     ("equal_to_everything", "autoregressive_generate", "failed", "returned AlwaysEqual"),
     ("del_prints_passed", "max_fn", "error", "could not go on with what your code returned"),
+    ("forges_malformed_finding", "max_fn", "error", "a Stop is malformed"),
+    ("forges_formula_summary", "max_fn", "failed", "=HYPERLINK("),
     # the decider builds the forward log from entries sent as each forward ran
     ("rewrites_observer_log", "autoregressive_generate", "failed", "forwards with use_cache=True"),
 ]
@@ -71,3 +75,23 @@ def test_traceback_only_with_verbose():
     loud = run_grader("check", "autoregressive_generate", "--impl", str(HOSTILE / "recursion.py"), "-v")
     assert "Traceback" not in quiet.stdout
     assert "Traceback" in loud.stdout
+
+
+def test_every_field_of_a_runners_finding_is_checked():
+    good = {"property": "p", "message": "m" * 9000, "hint": "", "table": [["a", "b"], ["c", "d"]],
+            "statistic": 3, "p_value": 0.5, "draws": 10}
+    kept = replay.finding(good)
+    assert len(kept.message) == replay.TEXT_LIMITS["message"] and kept.statistic == 3.0
+    for field, bad in [("statistic", "a string"), ("statistic", float("nan")), ("p_value", 7),
+                       ("p_value", True), ("draws", -1), ("draws", 2.5), ("table", [["a", "b"], ["c"]]),
+                       ("table", [["a", 1]]), ("table", []), ("table", "text"), ("hint", None),
+                       ("property", ["p"]), ("unknown", 1)]:
+        with pytest.raises(ValueError):
+            replay.finding(dict(good, **{field: bad}))
+    with pytest.raises(ValueError):
+        replay.finding({"message": "no property"})
+
+
+def test_csv_cells_that_would_start_a_formula_are_quoted():
+    assert [grade.inert(t) for t in ("=1+1", "+1", "-1", "@SUM(A1)", "\t=1", "fine", "")] == [
+        "'=1+1", "'+1", "'-1", "'@SUM(A1)", "'\t=1", "fine", ""]

@@ -5,14 +5,17 @@ import csv
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
 from grader import cli, sources
+from grader import grade as grading
 from grader.decider import sandbox
 from tests.conftest import ROOT, run_grader
 from tests.test_grade import finished_lessons, fingerprint, write_submission
@@ -69,12 +72,17 @@ def test_unsandboxed_planted_bytecode_is_never_run(tmp_path):
     assert list((copy / "grader/checks/__pycache__").glob("max_fn*.pyc")), "the attack did not plant"
 
 
+RUNNER_ATTACKS = ("seeks_host_files", "exhausts_resources", "deep_tree", "forges_malformed_finding",
+                  "forges_formula_summary")  # hostile to the decider through what the runner can touch
+PRIVATE_SEED, SECRET = "918273645", "secret-token-of-the-instructor"
+
+
 def attacked_class(root: Path) -> Path:
     """A correct submission beside one per attack, each with a wrong max_fn or a refused file,
     and one that copies the reference's file."""
     submissions, done = root / "class", finished_lessons()
     write_submission(submissions / "alice", dict(done, **{"residual.py": "# alice's work\n" + done["residual.py"]}))
-    for attack in ("detached_writer", "kills_parent", "rewrites_check_source"):
+    for attack in ("detached_writer", "kills_parent", "rewrites_check_source", *RUNNER_ATTACKS):
         write_submission(submissions / attack, dict(done, **{
             "residual.py": (HOSTILE / f"{attack}.py").read_text()}))
     alice = submissions / "alice" / "lessons" / "residual.py"
@@ -97,13 +105,38 @@ def attacked_class(root: Path) -> Path:
     return submissions
 
 
+def host_socket(folder: Path):
+    """A listening Unix socket in ``folder``, outside everything the sandbox binds."""
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(folder / "listening.sock"))
+    server.listen()
+    server.setblocking(False)
+    return server
+
+
+def accepted(server) -> bool:
+    try:
+        server.accept()[0].close()
+        return True
+    except BlockingIOError:
+        return False
+
+
 @needs_sandbox
 def test_a_class_under_attack(tmp_path):
     submissions = attacked_class(tmp_path)
     before = fingerprint(submissions / "alice")
+    sockets = Path(tempfile.mkdtemp(dir="/var/tmp"))
+    server = host_socket(sockets)
     out_csv, gradescope = tmp_path / "grades.csv", tmp_path / "gradescope"
-    result = run_grader("grade", str(submissions), "--exercises", "max_fn", "autoregressive_generate",
-                        "--jobs", "2", "--csv", str(out_csv), "--gradescope", str(gradescope))
+    try:
+        result = run_grader("grade", str(submissions), "--exercises", "max_fn", "autoregressive_generate",
+                            "--jobs", "2", "--seed", PRIVATE_SEED, "--csv", str(out_csv),
+                            "--gradescope", str(gradescope), env={"INSTRUCTOR_TOKEN": SECRET})
+        assert not accepted(server), "a runner reached a socket on the host's disk"
+    finally:
+        server.close()
+        shutil.rmtree(sockets)
     assert result.returncode == 0, result.stdout + result.stderr
     written = out_csv.read_bytes(), {p: p.read_bytes() for p in gradescope.rglob("*.json")}
     time.sleep(8)  # longer than the detached writer waits: it must be gone with its sandbox
@@ -111,11 +144,33 @@ def test_a_class_under_attack(tmp_path):
     rows = {(r["submission"], r["exercise"]): r for r in csv.DictReader(out_csv.open())}
     assert rows[("alice", "max_fn")]["status"] == "passed"
     assert rows[("alice", "autoregressive_generate")]["status"] == "passed"
-    for attack in ("detached_writer", "kills_parent", "rewrites_check_source", "reads_alice"):
+    for attack in ("detached_writer", "kills_parent", "rewrites_check_source", "reads_alice",
+                   "seeks_host_files", "exhausts_resources", "deep_tree"):
         assert rows[(attack, "max_fn")]["status"] == "failed", rows[(attack, "max_fn")]
+    for attack in ("seeks_host_files", "exhausts_resources", "deep_tree"):  # the rest is graded
+        assert rows[(attack, "autoregressive_generate")]["status"] == "passed"
     for linked in ("links_zero", "links_out"):
         assert rows[(linked, "max_fn")]["status"] == "error"
         assert "symbolic link" in rows[(linked, "max_fn")]["summary"]
+    malformed = rows[("forges_malformed_finding", "max_fn")]
+    assert malformed["status"] == "error" and "a Stop is malformed" in malformed["summary"]
+    formula = rows[("forges_formula_summary", "max_fn")]
+    assert formula["status"] == "failed" and formula["summary"].startswith("'=HYPERLINK(")
+    assert not any(cell.startswith(("=", "+", "@")) for row in csv.reader(out_csv.open()) for cell in row)
+    results = {name: json.loads((gradescope / name / "results.json").read_text())
+               for name in {submission for submission, _ in rows}}
+    assert results["alice"]["score"] == 2.0 and results["forges_malformed_finding"]["score"] == 0.0
+    seeker = "\n".join(test["output"] for test in results["seeks_host_files"]["tests"])
+    assert "planted: ['" in seeker and "sockets: []" in seeker, seeker  # planted in its own /tmp
+    assert "root:x:0:0" not in json.dumps(results), "a runner's link made the decider read a host file"
+    assert not Path("/tmp/created_through_a_link_by_seeks_host_files").exists()
+    assert "INSTRUCTOR_TOKEN" not in seeker and PRIVATE_SEED not in seeker and "--seed" not in seeker
+    assert not any(PRIVATE_SEED in text or SECRET in text
+                   for text in [out_csv.read_text(), *(json.dumps(r) for r in results.values())])
+    exhausted = "\n".join(test["output"] for test in results["exhausts_resources"]["tests"])
+    assert "disk: stopped after 64 MB: No space left on device" in exhausted, exhausted
+    assert "memory: MemoryError" in exhausted and "process limit: (256, 256)" in exhausted
+    assert not [p for p in (ROOT, Path("/tmp"), Path("/var/tmp")) if (p / "runner.err").is_symlink()]
     copied = rows[("copies_reference", "max_fn")]  # cheating, not forgery: reported
     assert copied["status"] == "passed" and "solutions/residual.py" in copied["reference files opened"]
     assert rows[("alice", "max_fn")]["reference files opened"] == ""
@@ -123,14 +178,14 @@ def test_a_class_under_attack(tmp_path):
     assert observed["status"] == "failed" and observed["sandboxed"] == "yes"
     assert (observed["observed_properties"], observed["observed_failed"]) == ("2", "1")
     assert "observed" in next(line for line in result.stdout.splitlines() if line.startswith("rewrites_log"))
-    assert json.loads((gradescope / "alice" / "results.json").read_text())["score"] == 2.0
     assert fingerprint(submissions / "alice") == before
 
 
 def test_without_the_sandbox_a_killed_grader_costs_only_its_row(tmp_path):  # any machine
     """Also the reason grade needs the sandbox: unsandboxed, copying another's file works."""
     submissions = attacked_class(tmp_path)
-    for name in ("detached_writer", "rewrites_check_source", "rewrites_log", "links_zero", "links_out"):
+    for name in ("detached_writer", "rewrites_check_source", "rewrites_log", "links_zero", "links_out",
+                 *RUNNER_ATTACKS):
         shutil.rmtree(submissions / name)
     (submissions / "kills_parent").rename(submissions / "killer")
     out_csv = tmp_path / "grades.csv"
@@ -166,3 +221,60 @@ def test_a_file_right_in_tmp_is_read_and_the_learners_line_comes_first():
     summary = verdict_of(result)["summary"]
     assert "raised IndexError" in summary, summary
     assert f"(at {path.name}, line 6: `return helper(x)`, inside `helper` at {path.name}, line 2" in summary
+
+
+def deep_chain(root: Path, depth: int) -> None:
+    """``depth`` folders, each inside the last (made relative to each other: the whole path is
+    longer than the system lets a path be)."""
+    fd = os.open(root, os.O_DIRECTORY)
+    for _ in range(depth):
+        os.mkdir("d", dir_fd=fd)
+        inner = os.open("d", os.O_DIRECTORY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    os.close(fd)
+
+
+def test_a_folder_3000_deep_is_removed_without_raising(tmp_path):
+    folder = tmp_path / "deep"
+    folder.mkdir()
+    deep_chain(folder, 3000)
+    grading.remove_tree(folder)
+    assert not folder.exists()
+    grading.remove_tree(tmp_path / "never there")  # nothing to remove: no error either
+
+
+def test_a_submission_too_deep_to_copy_costs_only_its_row(tmp_path):
+    write_submission(tmp_path / "deep", finished_lessons())
+    deep_chain(tmp_path / "deep" / "lessons", 1100)  # deeper than Python's recursion limit
+    row = grading.grade_one("deep", tmp_path / "deep", ["max_fn"], 0, None, tmp_path / "work", False, ())
+    assert row.verdicts[0].status == "error" and "could not be read" in row.verdicts[0].summary
+
+
+def test_a_decider_past_its_deadline_is_stopped_and_costs_only_its_row(tmp_path, monkeypatch):
+    write_submission(tmp_path / "slow", finished_lessons())
+    monkeypatch.setattr(grading, "row_deadline", lambda exercise_ids, timeout: 0.5)
+    start = time.monotonic()
+    rows = grading.grade({"slow": tmp_path / "slow"}, ["max_fn"], 0, 1, sandboxed=False)
+    assert time.monotonic() - start < 30
+    assert rows[0].verdicts[0].status == "error"
+    assert "took longer than its limit (0 s" in rows[0].verdicts[0].summary
+
+
+def test_a_changed_course_file_names_the_submission_being_graded(tmp_path):
+    copy = course_copy(tmp_path)
+    write_submission(tmp_path / "class" / "rewriter", dict(finished_lessons(), **{
+        "residual.py": (HOSTILE / "rewrites_check_source.py").read_text()}))
+    result = run_copy(copy, "grade", str(tmp_path / "class"), "--exercises", "max_fn", "--no-sandbox")
+    assert result.returncode == 1
+    assert "The submission being graded: rewriter." in result.stderr, result.stderr
+
+
+@needs_sandbox
+def test_the_runner_gets_no_seed_no_environment_and_no_host_folder():
+    result = run_grader("check", "max_fn", "--impl", str(HOSTILE / "seeks_host_files.py"), "--seed",
+                        PRIVATE_SEED, "--json", env={"INSTRUCTOR_TOKEN": SECRET})
+    output = verdict_of(result)["output"]
+    assert "command line:" in output and PRIVATE_SEED not in output and SECRET not in output
+    assert "sockets: []" in output and "INSTRUCTOR_TOKEN" not in output
+    assert not (ROOT / "runner.err").is_symlink() and not (ROOT / "max_fn.out").is_symlink()

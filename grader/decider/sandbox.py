@@ -30,7 +30,7 @@ from grader import sources
 SCRATCH_BYTES = 64 * 2**20  # the runner's /tmp
 SYSTEM_FOLDERS = ("usr", "etc", "sys")  # bound read-only; the top-level links into /usr follow them
 SYSTEM_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
-PASSED_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "PYTHONPATH", "HF_HUB_OFFLINE",
+PASSED_ENVIRONMENT = ("LANG", "LC_ALL", "LC_CTYPE", "PYTHONPATH", "HF_HUB_OFFLINE",
                       "TRANSFORMERS_OFFLINE", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
                       "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "CUDA_VISIBLE_DEVICES",
                       "TORCHINDUCTOR_CACHE_DIR")  # what running Python and torch needs, no more
@@ -76,9 +76,12 @@ def unavailable() -> str:
 
 def runner_environment() -> dict[str, str]:
     """The runner's whole environment: the variables of ``PASSED_ENVIRONMENT`` that are set
-    here, and its own. Nothing else of the grading user's (a secret, a token) reaches it."""
+    here, and its own (the decider's course first on its path: the runner runs the same
+    checks). Nothing else of the grading user's (a secret, a token) reaches it."""
     passed = {name: os.environ[name] for name in PASSED_ENVIRONMENT if name in os.environ}
-    return {**passed, "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1", "TMPDIR": "/tmp",
+    path = os.pathsep.join([str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"])
+    course = os.pathsep.join([str(sources.ROOT), *filter(None, [passed.get("PYTHONPATH")])])
+    return {**passed, "PATH": path, "PYTHONPATH": course, "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1", "TMPDIR": "/tmp",
             "HOME": "/tmp"}
 
 
