@@ -9,6 +9,8 @@ import pytest
 
 from grader import grade
 from grader.decider import replay
+from grader.observers import observation
+from grader.observers.recording import forward
 from tests.conftest import run_grader
 
 HOSTILE = Path(__file__).parent / "hostile"
@@ -95,3 +97,14 @@ def test_every_field_of_a_runners_finding_is_checked():
 def test_csv_cells_that_would_start_a_formula_are_quoted():
     assert [grade.inert(t) for t in ("=1+1", "+1", "-1", "@SUM(A1)", "\t=1", "fine", "")] == [
         "'=1+1", "'+1", "'-1", "'@SUM(A1)", "'\t=1", "fine", ""]
+
+
+def test_what_observers_receive_from_a_runner_is_checked():
+    assert forward({"fed": 3, "cached": 2, "positions": [2, 3, 4]}).positions == [2, 3, 4]
+    for bad in [{"fed": "3", "cached": 0}, {"fed": 1, "cached": -1}, {"fed": 1, "cached": 0, "positions": "x"},
+                {"fed": 1}, {"fed": 1, "cached": 0, "extra": 1}, {"fed": 1, "cached": 0, "cache_type": 7}]:
+        with pytest.raises(ValueError):
+            forward(bad)
+    for bad in ["3", -1, 2.0, True, None]:
+        with pytest.raises(ValueError):
+            observation.count(bad)

@@ -269,4 +269,4 @@ class CompiledGraphs(observation.Observer):
         return self.count
 
     def restore(self, state) -> None:
-        self.restored = state
+        self.restored = observation.count(state)

@@ -27,7 +27,7 @@ class HostSyncCounter(observation.Observer):
         return self.count
 
     def restore(self, state) -> None:
-        self.count = state
+        self.count = observation.count(state)
 
     def __enter__(self) -> "HostSyncCounter":
         for name in READS:
@@ -87,4 +87,4 @@ class TorchCalls(TorchFunctionMode, observation.Observer):
         return self.count
 
     def restore(self, state) -> None:
-        self.count = state
+        self.count = observation.count(state)

@@ -120,6 +120,20 @@ def changed_states() -> dict[int, object]:
     return changed
 
 
+def count(state) -> int:
+    """A count a runner sent as an observer's state, checked: a non-negative int."""
+    if type(state) is not int or not 0 <= state < 2**53:
+        raise ValueError(f"an observed count is {type(state).__name__}, not a non-negative int")
+    return state
+
+
+def ints(values, name: str) -> list[int]:
+    """A list of ints a runner sent in an observer's entry, checked."""
+    if type(values) is not list or not all(type(v) is int for v in values):
+        raise ValueError(f"an observed {name} is not a list of ints")
+    return values
+
+
 def restore_states(states: dict) -> None:
     """Give the decider's observers the states the runner sent (index as a string key)."""
     for key, state in states.items():

@@ -1,6 +1,7 @@
 """A model wrapper that records what every forward is fed, to check cache discipline."""
 from dataclasses import asdict, dataclass
 
+from grader.observers import observation
 from grader.observers.observation import Observer
 
 
@@ -12,6 +13,19 @@ class Forward:
     cache_id: int | None = None  # id() of the cache object it was given
     cache_type: str = ""  # that object's class name
     rows: int = 1  # the batch size of input_ids
+
+
+def forward(data) -> Forward:
+    """A Forward from a runner's entry, every field checked (ValueError otherwise)."""
+    if type(data) is not dict or not {"fed", "cached"} <= set(data) <= set(Forward.__dataclass_fields__):
+        raise ValueError("an observed forward is not a record of Forward's fields")
+    for name in ("fed", "cached", "rows"):
+        observation.count(data.get(name, 1))
+    if data.get("positions") is not None:
+        observation.ints(data["positions"], "forward's positions")
+    if type(data.get("cache_id", 0)) not in (int, type(None)) or type(data.get("cache_type", "")) is not str:
+        raise ValueError("an observed forward's cache is not an id and a class name")
+    return Forward(**data)
 
 
 class RecordingModel(Observer):
@@ -27,7 +41,7 @@ class RecordingModel(Observer):
         self.forwards: list[Forward] = []
 
     def append(self, entry: dict) -> None:
-        self.forwards.append(Forward(**entry["forward"]))
+        self.forwards.append(forward(entry["forward"]))
 
     def __call__(self, input_ids=None, *args, **kwargs):
         if input_ids is None:

@@ -7,9 +7,10 @@ the sequence up to the last draft: ``cached + fed = start + k``. Comparing the d
 the target was fed with the output tells which were accepted, and whether the round's
 last token was a correction or the bonus (grader/bench/round_colours.py draws it).
 """
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
-from grader.observers.recording import Forward, RecordingModel
+from grader.observers import observation
+from grader.observers.recording import Forward, RecordingModel, forward
 
 
 @dataclass
@@ -30,7 +31,8 @@ class LoggedModel(RecordingModel):
 
     def append(self, entry: dict) -> None:
         super().append(entry)
-        self.log.append(Call(**entry["forward"], role=self.role, ids=list(entry["ids"])))
+        self.log.append(Call(**asdict(forward(entry["forward"])), role=self.role,
+                             ids=observation.ints(entry["ids"], "forward's tokens")))
 
     def forward(self, *args, **kwargs):  # model.forward(...) is logged like model(...)
         return self(*args, **kwargs)
