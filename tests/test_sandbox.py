@@ -247,7 +247,12 @@ def test_a_folder_3000_deep_is_removed_without_raising(tmp_path):
 def test_a_submission_too_deep_to_copy_costs_only_its_row(tmp_path):
     write_submission(tmp_path / "deep", finished_lessons())
     deep_chain(tmp_path / "deep" / "lessons", 1100)  # deeper than Python's recursion limit
-    row = grading.grade_one("deep", tmp_path / "deep", ["max_fn"], 0, None, tmp_path / "work", False, ())
+    try:
+        row = grading.grade_one("deep", tmp_path / "deep", ["max_fn"], 0, None, tmp_path / "work",
+                                False, ())
+    finally:  # pytest's own clean-up of old temporary folders recurses
+        grading.remove_tree(tmp_path / "deep")
+        grading.remove_tree(tmp_path / "work")
     assert row.verdicts[0].status == "error" and "could not be read" in row.verdicts[0].summary
 
 
