@@ -244,7 +244,8 @@ def test_a_folder_3000_deep_is_removed_without_raising(tmp_path):
     grading.remove_tree(tmp_path / "never there")  # nothing to remove: no error either
 
 
-def test_a_submission_too_deep_to_copy_costs_only_its_row(tmp_path):
+def test_a_submission_too_deep_to_copy_costs_only_its_row(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", tempfile.tempdir)  # grade_one sets it for its own process
     write_submission(tmp_path / "deep", finished_lessons())
     deep_chain(tmp_path / "deep" / "lessons", 1100)  # deeper than Python's recursion limit
     try:
