@@ -47,6 +47,8 @@ class Verdict:
     detectable: list[tuple[str, float]] = field(default_factory=list)  # (statistical property,
     # the total variation from its law it detects in any direction w.p. 0.99: grader/oracle/power.py)
     threshold: float = 0.0  # Holm's strictest threshold, at which ``detectable`` is computed
+    notes: list[str] = field(default_factory=list)  # what the check measured (train_drafter's
+    # divergence and α before and after), shown with -v, passed or not
 
     @property
     def observed_failed(self) -> int:
@@ -128,6 +130,8 @@ def format_text(verdict: Verdict, verbose: bool = False, timing: bool = True) ->
         lines.extend("    | " + line for line in verdict.output.splitlines())
     if verbose and verdict.detectable:
         lines.append(f"  {power_statement(verdict.detectable)}")
+    if verbose:
+        lines.extend(f"  measured: {note}" for note in verdict.notes)
     if verbose and verdict.observed:
         lines.append(f"  {len(verdict.observed)} properties were judged from what was observed in "
                      f"the process running your code: {listed(verdict.observed)}")

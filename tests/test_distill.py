@@ -21,8 +21,12 @@ REASONS = {  # mutant -> the property its first finding must name, and words of 
     "distill_target_not_detached": ("no gradient into the target's logits", "reached target_logits"),
     "distill_off_policy_labelled_on_policy": ("the rows marked from the drafter follow the drafter's law",
                                               "do not follow their exact law given the prompt"),
-    "distill_optimises_target": ("lowers the divergence", "after 40 steps, the exact mean forward_kl at held-out "
-                                                          "positions went from 4.3094 to 4.3094"),
+    "distill_logits_one_late": ("one step is the contract's step (forward_kl)",
+                                "equal those of a step whose drafter logits are one position late"),
+    "distill_no_zero_grad": ("three steps, each with its own gradient (forward_kl)",
+                             "equal those of steps whose gradients accumulate"),
+    "distill_optimises_target": ("one step is the contract's step (forward_kl)",
+                                 "weights differ from the contract's by up to"),
 }
 
 
@@ -61,7 +65,7 @@ def test_bad_input_gets_a_clear_error():
 @pytest.mark.parametrize("name", REASONS)
 def test_a_mutant_fails_for_its_own_bug(name, tmp_path):
     """The first finding names the bug's property, and its message shows the numbers (for the
-    loop: the exact divergence before and after 40 steps, unchanged since the drafter never moved)."""
+    loop: how far its weights are from the contract's steps, and which bug they match)."""
     mutant = mutants.load(MUTANTS / f"{name}.py")
     verdict = replayed(exercises.get(mutant.exercise), str(mutants.build(mutant, tmp_path)), seed=0)
     prop, words = REASONS[name]

@@ -71,6 +71,7 @@ class CheckRun:
         self._observing = False
         self.skipped: list[tuple[str, str]] = []  # (property, why it could not be evaluated)
         self.revisions = []  # functions that may rewrite the failing findings' hints
+        self.notes: list[str] = []  # what the check measured, shown with -v and in --json
 
     def revise(self, revision) -> None:
         """Run ``revision(findings)`` on the failing findings when the verdict is made: a
@@ -175,6 +176,10 @@ class CheckRun:
         raise Stop(FAILED, f"{prop} failed, and the properties after it depend on it.",
                    Finding(prop, message, hint, table))
 
+    def note(self, text: str) -> None:
+        """A measurement worth showing even when the check passes (``-v``, ``--json``)."""
+        self.notes.append(text)
+
     def skip(self, prop: str, why: str) -> None:
         """A property this check cannot evaluate here: the verdict is then an error, never
         a pass (a pass means every property was evaluated)."""
@@ -231,7 +236,7 @@ class CheckRun:
         if findings:
             return Verdict(self.exercise.id, FAILED, self._failed(findings), self.seed, findings,
                            self.properties, observed=self.observed, detectable=detectable,
-                           threshold=threshold)
+                           threshold=threshold, notes=self.notes)
         if self.skipped or not self.properties:
             why = "; ".join(f"{prop}: {reason}" for prop, reason in self.skipped) or "none was"
             return Verdict(self.exercise.id, ERROR, f"{self.properties} properties hold, but not "
@@ -241,7 +246,8 @@ class CheckRun:
                  if self.tests else "no statistical tests")
         summary = f"all {self.properties} properties hold ({tests})."
         return Verdict(self.exercise.id, PASSED, summary, self.seed, [], self.properties,
-                       observed=self.observed, detectable=detectable, threshold=threshold)
+                       observed=self.observed, detectable=detectable, threshold=threshold,
+                       notes=self.notes)
 
 
 def checked(check: CheckRun) -> Verdict:
@@ -252,7 +258,8 @@ def checked(check: CheckRun) -> Verdict:
         return check.verdict()
     except Stop as stop:
         return Verdict(check.exercise.id, stop.status, stop.summary, check.seed, stop.findings,
-                       check.properties, stop.tb, stopped=True, observed=check.observed)
+                       check.properties, stop.tb, stopped=True, observed=check.observed,
+                       notes=check.notes)
 
 
 _OPAQUE = object()  # models, processors and other objects: not compared

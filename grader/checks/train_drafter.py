@@ -8,7 +8,14 @@ training, and the divergence and α along the target's continuations of held-out
 are sums over every continuation of ``LENGTH`` tokens, each weighted by its probability
 under the target (grader/oracle/laws.py's enumeration). The α the loop reports (a mean
 over its own sample of those continuations) must agree with the exact value at the first
-and last step (a z-test whose variance is also computed exactly)."""
+and last step (a z-test whose variance is also computed exactly).
+
+Before that, the steps themselves: on fixed text whose rows are all one sequence (so every
+batch is the same, whichever rows a loop draws), the drafter's weights after one step and
+after three must be those of the contract's steps (``reference_steps``), to 1e-9. Improving
+is not enough: drafter logits taken one position late, or gradients that accumulate because
+``zero_grad`` is missing, still improve, and both are named when their weights match."""
+import copy
 import itertools
 import math
 
@@ -17,7 +24,7 @@ from scipy import stats as scipy_stats
 
 from grader.checks.harness import CheckRun
 from grader.oracle import stats, tiny
-from solutions.distill import KINDS, divergence, sample_continuations
+from solutions.distill import KINDS, distillation_loss, divergence, sample_continuations
 
 MODEL_SEED = 21
 LENGTH = 4
@@ -27,6 +34,17 @@ HELD_OUT = ([1, 2], [3, 4], [5, 0], [2, 2])  # never a training prompt
 ROWS_PER_HELD_OUT = 16
 SETTINGS = dict(length=LENGTH, batch_size=8, lr=1e-2, eval_every=EVAL_EVERY)
 RUNS = [(kind, True) for kind in KINDS] + [("forward_kl", False)]
+PROMPT_LENGTH = 2
+STEP_KINDS = ("forward_kl", "total_variation")  # a smooth loss and a kinked one
+STEP_TOLERANCE = 1e-9  # float64 weights: the same steps agree to rounding (about 1e-16)
+STEP_HINT = ("one step is: the drafter's logits at positions P − 1 … −2 (those that predict the "
+             "continuation, as the target's), distillation_loss(target_logits, draft_logits, kind), "
+             "optimizer.zero_grad(), loss.backward(), clip_grad_norm_(drafter.parameters(), 1.0), "
+             "optimizer.step(), with one AdamW(drafter.parameters(), lr=lr) made before the first step.")
+LATE_HINT = ("logits[:, t] predicts token t + 1, so the drafter's predictions of the continuation sit at "
+             "positions P − 1 … −2, the same slice as the target's: [:, P − 1 : −1], not [:, P:].")
+ACCUMULATE_HINT = ("backward() adds to .grad: without optimizer.zero_grad() before it, each step's gradient "
+                   "is the sum of every step's so far, and the optimiser follows stale directions.")
 IMPROVE_HINT = ("each step: a batch of rows (on_policy_batch, or windows of texts), the drafter's logits at "
                 "positions P − 1 … −2 against the target's, distillation_loss(…, kind), zero_grad, backward, "
                 "clip_grad_norm_(drafter.parameters(), 1.0), and a step of AdamW over drafter.parameters() "
@@ -53,6 +71,8 @@ def run(check: CheckRun) -> None:
                             if list(pair) not in HELD_OUT])
     held_out = torch.tensor([prompt for prompt in HELD_OUT for _ in range(ROWS_PER_HELD_OUT)])
     texts = sample_continuations(target, prompts.repeat(2, 1), LENGTH, check.generator("texts"))
+    for kind in STEP_KINDS:
+        check_steps(check, train, target, prompts, held_out, texts[0], kind)
     enumerated = Enumeration(target)
     for kind, on_policy in RUNS:
         data = "on-policy" if on_policy else "fixed text"
@@ -70,6 +90,7 @@ def run(check: CheckRun) -> None:
         numbers = (f"after {STEPS} steps, the exact mean {kind} at held-out positions went from "
                    f"{before['divergence']:.4f} to {after['divergence']:.4f} and α from {before['alpha']:.4f} "
                    f"to {after['alpha']:.4f}")
+        check.note(f"{label}: {numbers}")
         check.require(f"lowers the divergence ({label})", after["divergence"] < before["divergence"], numbers,
                       IMPROVE_HINT)
         check.require(f"raises α at held-out positions ({label})", after["alpha"] > before["alpha"], numbers,
@@ -85,9 +106,74 @@ def run(check: CheckRun) -> None:
                   f"after training, the target's {', '.join(changed[:3])} changed", IMPROVE_HINT)
 
 
-def reported(check: CheckRun, history, label: str) -> dict[int, float]:
+def check_steps(check: CheckRun, train, target, prompts, held_out, row: torch.Tensor, kind: str) -> None:
+    """The weights after one step and after three, on batches of the one text ``row``
+    ``[P + LENGTH]``, against ``reference_steps``; a mismatch that matches a known bug names it."""
+    texts = row.expand(len(prompts), -1).clone()
+    got = {}
+    for steps in (1, 3):
+        label = f"{kind}, fixed text of one repeated row, steps={steps}"
+        _, drafter = models()
+        check.seed_everything("steps", kind, steps)
+        history = check.call(train, drafter, target, prompts, held_out, steps, kind=kind, on_policy=False,
+                             texts=texts, generator=check.generator("steps", kind, steps), what=f"({label})",
+                             **dict(SETTINGS, eval_every=steps))
+        reported(check, history, label, steps, every=steps)
+        got[steps] = check.call(parameters_of, drafter, what="(reading the trained drafter's weights)")
+        load(check, drafter, got[steps], label)
+    _, start = models()
+    gap = {steps: difference(got[steps], reference_steps(start, target, row, steps, kind)) for steps in (1, 3)}
+    late = difference(got[1], reference_steps(start, target, row, 1, kind, late=True))
+    one = f"one step is the contract's step ({kind})"
+    if late <= STEP_TOLERANCE < gap[1]:
+        check.require(one, False, f"after one step the drafter's weights differ from the contract's by "
+                      f"{gap[1]:.3g}, and equal those of a step whose drafter logits are one position late",
+                      LATE_HINT)
+    else:
+        check.require(one, gap[1] <= STEP_TOLERANCE, f"after one step the drafter's weights differ from "
+                      f"the contract's by up to {gap[1]:.3g}", STEP_HINT)
+    three = f"three steps, each with its own gradient ({kind})"
+    if gap[1] <= STEP_TOLERANCE < gap[3]:
+        accumulated = difference(got[3], reference_steps(start, target, row, 3, kind, accumulate=True))
+        named = accumulated <= STEP_TOLERANCE
+        check.require(three, False, f"after three steps the drafter's weights differ from the contract's by "
+                      f"{gap[3]:.3g}" + (", and equal those of steps whose gradients accumulate" if named else ""),
+                      ACCUMULATE_HINT if named else STEP_HINT)
+    else:
+        check.require(three, gap[3] <= STEP_TOLERANCE or gap[1] > STEP_TOLERANCE,
+                      f"after three steps the drafter's weights differ from the contract's by {gap[3]:.3g}",
+                      STEP_HINT)
+
+
+def reference_steps(drafter, target, row: torch.Tensor, steps: int, kind: str, late: bool = False,
+                    accumulate: bool = False) -> dict:
+    """The weights of a copy of ``drafter`` after ``steps`` of the contract's steps on batches
+    of ``row`` ``[P + LENGTH]`` repeated; ``late`` and ``accumulate`` make the two known bugs."""
+    drafter = copy.deepcopy(drafter)
+    ids = row.expand(SETTINGS["batch_size"], -1)
+    start = PROMPT_LENGTH - 1 + int(late)
+    with torch.no_grad():
+        target_logits = target(ids).logits[:, PROMPT_LENGTH - 1 : -1]
+    optimizer = torch.optim.AdamW(drafter.parameters(), lr=SETTINGS["lr"])
+    for _ in range(steps):
+        draft_logits = drafter(ids).logits[:, start : start + LENGTH]
+        loss = distillation_loss(target_logits, draft_logits, kind)
+        if not accumulate:
+            optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(drafter.parameters(), 1.0)
+        optimizer.step()
+    return parameters_of(drafter)
+
+
+def difference(weights: dict, expected: dict) -> float:
+    """The largest difference between two sets of the drafter's weights (same names, checked)."""
+    return max(float((weights[name].double() - value.double()).abs().max()) for name, value in expected.items())
+
+
+def reported(check: CheckRun, history, label: str, steps: int = STEPS, every: int = EVAL_EVERY) -> dict[int, float]:
     """``{step: α}`` from the returned ``[(step, α), ...]``, after checking its form."""
-    steps = list(range(0, STEPS + 1, EVAL_EVERY))
+    steps = list(range(0, steps + 1, every))
     history = history if isinstance(history, (list, tuple)) else [history]
     pairs = [tuple(pair) for pair in history if isinstance(pair, (list, tuple)) and len(pair) == 2]
     ok = (len(pairs) == len(history) == len(steps) and [pair[0] for pair in pairs] == steps
