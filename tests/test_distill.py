@@ -15,9 +15,12 @@ from solutions import distill
 MUTANTS = Path(__file__).parent / "mutants"
 REASONS = {  # mutant -> the property its first finding must name, and words of its message
     "distill_alpha_mean_q_at_draft": ("α = 1 − TV(p, q) to 1e-12", "α differs from 1 − ½ Σ |p − q|"),
-    "distill_p_q_swapped": ("value (forward_kl", "the formula gives"),
-    "distill_tv_without_half": ("value (total_variation", "the formula gives"),
-    "distill_logits_not_log_probabilities": ("value (forward_kl", "the formula gives"),
+    "distill_p_q_swapped": ("value (forward_kl", "yours equals the value of reverse_kl (p and q swapped"),
+    "distill_tv_without_half": ("value (total_variation", "yours equals twice the formula: total variation has a ½"),
+    "distill_logits_not_log_probabilities": ("value (forward_kl", "yours equals the formula on raw logits"),
+    "distill_sum_over_positions": ("value (forward_kl", "yours equals the formula summed over the 4 positions"),
+    "distill_no_temperature": ("value (forward_kl, hand-made [4, 5], temperature 0.5)",
+                               "yours equals the formula at temperature 1"),
     "distill_target_not_detached": ("no gradient into the target's logits", "reached target_logits"),
     "distill_off_policy_labelled_on_policy": ("the rows marked from the drafter follow the drafter's law",
                                               "do not follow their exact law given the prompt"),

@@ -46,16 +46,50 @@ def hand_made_logits() -> tuple[torch.Tensor, torch.Tensor]:
 
 def expected_value(target_logits, draft_logits, kind: str, temperature: float) -> torch.Tensor:
     """The loss by its textbook formula, from probabilities, in float64."""
-    p = (target_logits / temperature).softmax(-1)
-    q = (draft_logits / temperature).softmax(-1)
+    return per_position(log_probabilities(target_logits, temperature),
+                        log_probabilities(draft_logits, temperature), kind).mean()
+
+
+def log_probabilities(logits: torch.Tensor, temperature: float) -> torch.Tensor:
+    return (logits / temperature).softmax(-1).log()
+
+
+def per_position(log_p: torch.Tensor, log_q: torch.Tensor, kind: str) -> torch.Tensor:
+    """The divergence of ``kind`` at each position, written with ``p = exp(log_p)`` and
+    ``q = exp(log_q)`` (which the named mistakes below feed with other things than logs)."""
+    p, q = log_p.exp(), log_q.exp()
     m = (p + q) / 2
-    per_position = {
-        "forward_kl": (p * (p.log() - q.log())).sum(-1),
-        "reverse_kl": (q * (q.log() - p.log())).sum(-1),
-        "jsd": 0.5 * (p * (p / m).log()).sum(-1) + 0.5 * (q * (q / m).log()).sum(-1),
+    return {
+        "forward_kl": (p * (log_p - log_q)).sum(-1),
+        "reverse_kl": (q * (log_q - log_p)).sum(-1),
+        "jsd": 0.5 * (p * (log_p - m.log())).sum(-1) + 0.5 * (q * (log_q - m.log())).sum(-1),
         "total_variation": 0.5 * (p - q).abs().sum(-1),
     }[kind]
-    return per_position.mean()
+
+
+def named_mistake(value: float, target_logits, draft_logits, kind: str, temperature: float) -> str:
+    """What a wrong value equals, when it equals the formula with a usual mistake ("" if none):
+    another kind (KL's directions swapped), a sum over positions, no temperature, raw logits
+    taken for log-probabilities, twice the value."""
+    log_p, log_q = log_probabilities(target_logits, temperature), log_probabilities(draft_logits, temperature)
+    positions = math.prod(log_p.shape[:-1])
+    right = float(per_position(log_p, log_q, kind).mean())
+    swapped = {"forward_kl": "p and q swapped: KL(q‖p) is the reverse KL",
+               "reverse_kl": "p and q swapped: KL(p‖q) is the forward KL"}.get(kind, "")
+    candidates = [(float(per_position(log_p, log_q, other).mean()),
+                   f"the value of {other}" + (f" ({swapped})" if swapped and "kl" in other else ""))
+                  for other in KINDS if other != kind]
+    candidates += [(right * positions, f"the formula summed over the {positions} positions, not averaged"),
+                   (float(per_position(target_logits / temperature, draft_logits / temperature, kind).mean()),
+                    "the formula on raw logits: they are log-probabilities only after log_softmax"),
+                   (2 * right, "twice the formula" + (": total variation has a ½ in front"
+                                                      if kind == "total_variation" else ""))]
+    if temperature != 1.0:
+        candidates.append((float(per_position(log_probabilities(target_logits, 1.0),
+                                              log_probabilities(draft_logits, 1.0), kind).mean()),
+                           "the formula at temperature 1: both logits must be divided by the temperature"))
+    return next((f"; yours equals {what}" for expected, what in candidates
+                 if abs(value - expected) <= 1e-9 * max(1.0, abs(expected))), "")
 
 
 def expected_gradient(target_logits, draft_logits, kind: str, temperature: float) -> torch.Tensor:
@@ -106,8 +140,10 @@ def run(check: CheckRun) -> None:
                 check.fail("a scalar loss", f"returned {got} {what}; expected a 0-dim tensor, the mean "
                            "over positions", "average the per-position divergence with .mean()")
             expected = float(expected_value(t, d, kind, temperature))
-            check.require(f"value ({kind}, {name})", abs(float(value) - expected) <= TOLERANCE,
-                          f"gave {float(value):.10f} {what}; the formula gives {expected:.10f}", hint)
+            wrong = abs(float(value) - expected) > TOLERANCE
+            mistake = named_mistake(float(value), t, d, kind, temperature) if wrong else ""
+            check.require(f"value ({kind}, {name})", not wrong,
+                          f"gave {float(value):.10f} {what}; the formula gives {expected:.10f}{mistake}", hint)
         loss, draft_grad, target_grad = check.call(loss_and_gradients, loss_fn, target, draft, kind, 1.0,
                                                    what=f"(kind {kind!r}, backward)")
         expected = expected_gradient(target, draft, kind, 1.0)
