@@ -4,6 +4,7 @@ for itself and harms no one else, in `grader check` and in `grader grade`; with 
 import csv
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -168,7 +169,11 @@ def test_a_class_under_attack(tmp_path):
     assert not any(PRIVATE_SEED in text or SECRET in text
                    for text in [out_csv.read_text(), *(json.dumps(r) for r in results.values())])
     exhausted = "\n".join(test["output"] for test in results["exhausts_resources"]["tests"])
-    assert "disk: stopped after 64 MB: No space left on device" in exhausted, exhausted
+    disk = re.search(r"disk: stopped after (\d+) MB: No space left on device", exhausted)
+    assert disk and int(disk.group(1)) <= 64, exhausted
+    caches = re.search(r"cache: \[(.*)\]", exhausted).group(1)  # read-only, or within /tmp's limit
+    assert all(re.fullmatch(r"'stopped after \d+ MB: (Read-only file system|No space left on device)'", c)
+               for c in caches.split(", ") if c), exhausted
     assert "memory: MemoryError" in exhausted and "process limit: (256, 256)" in exhausted
     assert not [p for p in (ROOT, Path("/tmp"), Path("/var/tmp")) if (p / "runner.err").is_symlink()]
     copied = rows[("copies_reference", "max_fn")]  # cheating, not forgery: reported

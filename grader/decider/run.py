@@ -97,16 +97,18 @@ class Runner:
 
     def command(self, exercise_ids, write_fd: int) -> list[str]:
         impl = str(Path(self.impl).resolve()) if self.impl.endswith(".py") else self.impl
+        cache = sandbox.compile_cache() if self.sandboxed else None
         command = [sys.executable, "-m", "grader.runner", "--impl", impl, "--fd", str(write_fd),
                    *(["--grading"] if self.grading else []),
                    *(["--import-root", str(self.import_root)] if self.import_root else []),
-                   *(["--sandboxed"] if self.sandboxed else []), *exercise_ids]
+                   *(["--sandboxed"] if self.sandboxed else []),
+                   *(["--compile-cache", str(cache[0])] if cache else []), *exercise_ids]
         if not self.sandboxed:
             return command
         readable = [Path(impl)] if impl.endswith(".py") else []
         readable += [self.import_root] if self.import_root else [Path.cwd()]
         return sandbox.wrap(command, readable, self.hidden,
-                            chdir=None if self.import_root else Path.cwd())
+                            chdir=None if self.import_root else Path.cwd(), cache=cache)
 
     def decide(self, exercise_ids, timeout):
         read_fd, write_fd = os.pipe()

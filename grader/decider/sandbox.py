@@ -10,9 +10,11 @@ own PID namespace (it cannot see or signal the grader or another runner, and eve
 starts dies with it, ``setsid`` or not), every capability dropped (so it cannot unmount
 what hides a path), and no environment but ``runner_environment()``. The folders in
 ``hidden`` (under ``grader grade``: every submission's original) are covered by empty ones.
-torch.compile's cache of the grading user is seen through a throwaway overlay: the runner
-reads what earlier compiles left (a compile that took a minute takes seconds), and what it
-writes there vanishes with it.
+torch.compile's cache of the grading user is bound read-only, and the runner copies it into
+its own ``/tmp`` before any learner code runs (``/tmp`` grows by the cache's size): it reads
+what earlier compiles left (a compile that took half a minute takes seconds), and what it
+writes there stays within ``/tmp``'s limit and vanishes with it. (A throwaway overlay would
+do the same without the copy, but bubblewrap cannot limit the memory its writes take.)
 
 What it does not resist is said in docs/grading.md: bubblewrap is a namespace sandbox on
 the host's kernel, so a kernel exploit escapes it; the files it binds stay readable.
@@ -27,7 +29,8 @@ from pathlib import Path
 
 from grader import sources
 
-SCRATCH_BYTES = 64 * 2**20  # the runner's /tmp
+SCRATCH_BYTES = 64 * 2**20  # the runner's /tmp, beside its copy of the compile cache
+CACHE_COPY_LIMIT = 512 * 2**20  # a larger compile cache is not copied: the runner compiles afresh
 SYSTEM_FOLDERS = ("usr", "etc", "sys")  # bound read-only; the top-level links into /usr follow them
 SYSTEM_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 PASSED_ENVIRONMENT = ("LANG", "LC_ALL", "LC_CTYPE", "PYTHONPATH", "HF_HUB_OFFLINE",
@@ -86,10 +89,11 @@ def runner_environment() -> dict[str, str]:
 
 
 def wrap(command: list[str], readable: list[Path], hidden: list[Path] = (),
-         chdir: Path | None = None) -> list[str]:
+         chdir: Path | None = None, cache: tuple[Path, int] | None = None) -> list[str]:
     """``command`` run in the sandbox, in ``chdir`` (default ``/tmp``): ``readable`` are the
     paths it must read besides the system, Python and the course; the folders and files in
-    ``hidden`` are covered."""
+    ``hidden`` are covered; ``cache`` (``compile_cache()``) is bound read-only, and ``/tmp``
+    grows by its size for the runner's copy."""
     arguments = [bwrap(), *_namespaces()]
     for name in SYSTEM_LINKS:
         path = Path("/", name)
@@ -99,7 +103,8 @@ def wrap(command: list[str], readable: list[Path], hidden: list[Path] = (),
             arguments += ["--ro-bind", str(path), str(path)]
     for name in SYSTEM_FOLDERS:
         arguments += ["--ro-bind-try", f"/{name}", f"/{name}"]
-    arguments += ["--dev", "/dev", "--proc", "/proc", "--size", str(SCRATCH_BYTES), "--tmpfs", "/tmp"]
+    scratch = SCRATCH_BYTES + (cache[1] if cache else 0)
+    arguments += ["--dev", "/dev", "--proc", "/proc", "--size", str(scratch), "--tmpfs", "/tmp"]
     python = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).parent, *map(Path, sys.path)]
     bound = _outside_system([*python, sources.ROOT, *readable])
     for path in bound:
@@ -111,28 +116,22 @@ def wrap(command: list[str], readable: list[Path], hidden: list[Path] = (),
             arguments += ["--ro-bind", os.devnull, str(path.resolve())]
     for path in _outside_system(readable):  # a readable path inside a hidden folder comes back
         arguments += ["--ro-bind", str(path), str(path)]
-    cache = compile_cache()
-    if cache:  # read what earlier compiles left; what this runner writes vanishes with it
-        arguments += ["--overlay-src", str(cache), "--tmp-overlay", str(cache)]
+    if cache:  # read-only: the runner copies it into its /tmp (grader/runner/__main__.py)
+        arguments += ["--ro-bind", str(cache[0]), str(cache[0])]
     return arguments + ["--remount-ro", "/", "--chdir", str(chdir or "/tmp"), *command]
 
 
-def compile_cache() -> Path | None:
-    """torch.compile's cache folder (inductor's) if it exists and can be overlaid here."""
+def compile_cache() -> tuple[Path, int] | None:
+    """torch.compile's cache folder (inductor's) and its size in bytes, if it exists and is at
+    most CACHE_COPY_LIMIT (its files are counted, no link followed)."""
     folder = Path(os.environ.get("TORCHINDUCTOR_CACHE_DIR")
                   or f"/tmp/torchinductor_{getpass.getuser().replace(os.sep, '_')}")
-    return folder.resolve() if folder.is_dir() and _overlays() else None
-
-
-@functools.cache
-def _overlays() -> bool:
-    """Whether this bwrap and kernel mount a throwaway overlay (bubblewrap 0.10 or later)."""
-    try:
-        return subprocess.run([bwrap(), *_namespaces(), "--ro-bind", "/", "/", "--overlay-src", "/tmp",
-                               "--tmp-overlay", "/tmp", "true"], capture_output=True,
-                              timeout=30).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
+    if not folder.is_dir():
+        return None
+    size = 0
+    for root, _, files in os.walk(folder):
+        size += sum(os.lstat(os.path.join(root, name)).st_size for name in files)
+    return (folder.resolve(), size) if size <= CACHE_COPY_LIMIT else None
 
 
 def _namespaces() -> list[str]:

@@ -3,6 +3,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import signal
 import sys
 import warnings
@@ -12,6 +13,7 @@ MEMORY_LIMIT_BYTES = 8 * 2**30  # writable memory (RLIMIT_DATA): torch, the mode
 PROCESS_LIMIT = 256  # processes and threads, counted inside the sandbox's user namespace
 OPEN_FILES_LIMIT = 1024
 SETUP_BYTES = 2**16  # the decider's one line on standard input
+CACHE_COPY = "/tmp/torchinductor"  # in the sandbox: the runner's own copy of the compile cache
 
 
 def main():
@@ -24,8 +26,12 @@ def main():
                         help="import the implementation from this folder before anywhere else")
     parser.add_argument("--sandboxed", action="store_true",
                         help="also limit the processes (counted per user namespace: only in the sandbox)")
+    parser.add_argument("--compile-cache", default=None,
+                        help="in the sandbox: the grading user's compile cache, read-only, to copy")
     parser.add_argument("exercises", nargs="+")
     args = parser.parse_args()
+    if args.compile_cache:  # before torch is imported, and before the limits (its files may be large)
+        copy_compile_cache(args.compile_cache)
     limit_resources(args.sandboxed)  # before anything else runs: hard limits stay lowered
     seeds = json.loads(sys.stdin.buffer.readline(SETUP_BYTES))["seeds"]  # never on the command line
     sys.stdin.close()
@@ -61,6 +67,17 @@ def main():
                 run_recorded(exercise, args.impl, seeds[exercise_id], send, gate)
         send({"end": exercise_id, "reference_opened": reads.taken(), "output_at": printed()})
     channel.close()
+
+
+def copy_compile_cache(folder: str) -> None:
+    """The grading user's compile cache copied into this sandbox's /tmp, and used from there:
+    what earlier compiles left is reused, what this runner compiles vanishes with it. A copy
+    that does not fit (the cache grew since it was measured) is dropped: compiles start afresh."""
+    try:
+        shutil.copytree(folder, CACHE_COPY, symlinks=True, dirs_exist_ok=True)
+    except OSError:
+        shutil.rmtree(CACHE_COPY, ignore_errors=True)
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = CACHE_COPY
 
 
 def limit_resources(sandboxed: bool) -> None:

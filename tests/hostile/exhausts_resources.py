@@ -1,16 +1,18 @@
-"""Tries to fill the disk (its /tmp, then everywhere it can write), to take all memory and to
-start many processes; prints how far each got; returns x unchanged."""
+"""Tries to fill the disk (its /tmp, and the grading user's compile cache, which an overlay
+once let it fill without limit), to take all memory; prints how far each got and its process
+limit; returns x unchanged."""
+import glob
 import os
 import resource
 import threading
 
 
-def _fill_tmp() -> str:
-    """16 MB files in /tmp, up to 1 GB: each under the file-size limit, together over /tmp's size."""
+def _fill(folder: str) -> str:
+    """16 MB files in ``folder``, up to 1 GB: each under the file-size limit, together over /tmp's size."""
     written, files = 0, []
     try:
         while written < 2**30:
-            files.append(f"/tmp/fill{len(files)}")
+            files.append(f"{folder}/fill{len(files)}")
             with open(files[-1], "wb") as f:
                 for _ in range(16):
                     f.write(b"\0" * 2**20)
@@ -34,7 +36,9 @@ def _take_memory() -> str:
 
 
 def max_fn(x):
-    print("disk:", _fill_tmp())
+    print("disk:", _fill("/tmp"))
+    caches = glob.glob("/tmp/torchinductor_*") + [os.environ.get("TORCHINDUCTOR_CACHE_DIR", "/nonexistent")]
+    print("cache:", [_fill(folder) for folder in caches if os.path.isdir(folder)])
     print("memory:", _take_memory())
     print("process limit:", resource.getrlimit(resource.RLIMIT_NPROC))
     return x
