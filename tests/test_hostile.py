@@ -41,7 +41,7 @@ CASES = [  # (file, exercise, status, words the diagnosis must contain)
     ("replaces_grader_modules", "max_fn", "failed", "norm(max(0, x))"),
     ("patches_torch", "max_fn", "failed", "norm(max(0, x))"),
     ("equal_to_everything", "autoregressive_generate", "failed", "returned AlwaysEqual"),
-    ("del_prints_passed", "max_fn", "error", "could not go on with what your code returned"),
+    ("del_prints_passed", "max_fn", "failed", "norm(max(0, x))"),  # judged in the decider, on plain tensors
     ("forges_malformed_finding", "max_fn", "error", "a Stop is malformed"),
     ("forges_formula_summary", "max_fn", "failed", "=HYPERLINK("),
     # the decider builds the forward log from entries sent as each forward ran

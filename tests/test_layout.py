@@ -1,12 +1,13 @@
 """The grader's parts import only what their role allows (grader/__init__.py says why)."""
 import ast
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_grader
 
 SHARED = {"exercises", "verdict", "wire", "implementation", "sources"}
 FRONTS = {"__init__", "__main__", "cli", "notebook", "grade", "progress"}
@@ -20,6 +21,7 @@ ALLOWED = {  # part -> the grader's parts and course packages it may import
     "implementation": set(),
     "sources": set(),
     "checks": {"exercises", "models", "observers", "oracle", "solutions", "verdict"},
+    "judges": {"checks", "oracle", "solutions", "verdict"},  # never imported by checks or the runner
     "decider": {"checks", "exercises", "observers", "sources", "verdict", "wire"},
     "runner": {"checks", "exercises", "implementation", "observers", "solutions", "wire"},  # the gate
     "meanwhile": {"exercises"},
@@ -119,3 +121,15 @@ def test_the_decider_process_never_imports_the_learners_code(tmp_path):
     importers = marker.read_text().split()
     assert importers and decider_pid not in importers
     assert modules == "[]"
+
+
+def test_the_runner_never_imports_a_judge(tmp_path):
+    """The judges (the checks' expected values) are the decider's: a runner, even unsandboxed,
+    has none of them in ``sys.modules`` while the learner's code runs."""
+    learner = tmp_path / "lists_modules.py"
+    learner.write_text("import sys\n\ndef max_fn(x):\n"
+                       "    print('judges:', sorted(m for m in sys.modules if m.startswith('grader.judges')))\n"
+                       "    return x\n")
+    result = run_grader("check", "max_fn", "--impl", str(learner), "--no-sandbox", "--json")
+    verdict = json.loads(result.stdout.strip().splitlines()[-1])["checks"][0]
+    assert verdict["status"] == "failed" and "judges: []" in verdict["output"], verdict

@@ -74,7 +74,7 @@ def test_unsandboxed_planted_bytecode_is_never_run(tmp_path):
 
 
 RUNNER_ATTACKS = ("seeks_host_files", "exhausts_resources", "deep_tree", "forges_malformed_finding",
-                  "forges_formula_summary")  # hostile to the decider through what the runner can touch
+                  "forges_formula_summary", "reads_oracle")  # hostile to the decider through what the runner can touch
 PRIVATE_SEED, SECRET = "918273645", "secret-token-of-the-instructor"
 
 
@@ -146,7 +146,7 @@ def test_a_class_under_attack(tmp_path):
     assert rows[("alice", "max_fn")]["status"] == "passed"
     assert rows[("alice", "autoregressive_generate")]["status"] == "passed"
     for attack in ("detached_writer", "kills_parent", "rewrites_check_source", "reads_alice",
-                   "seeks_host_files", "exhausts_resources", "deep_tree"):
+                   "seeks_host_files", "exhausts_resources", "deep_tree", "reads_oracle"):
         assert rows[(attack, "max_fn")]["status"] == "failed", rows[(attack, "max_fn")]
     for attack in ("seeks_host_files", "exhausts_resources", "deep_tree"):  # the rest is graded
         assert rows[(attack, "autoregressive_generate")]["status"] == "passed"
@@ -289,3 +289,10 @@ def test_the_runner_gets_no_seed_no_environment_and_no_host_folder():
     assert "command line:" in output and PRIVATE_SEED not in output and SECRET not in output
     assert "sockets: []" in output and "INSTRUCTOR_TOKEN" not in output
     assert not (ROOT / "runner.err").is_symlink() and not (ROOT / "max_fn.out").is_symlink()
+
+
+@needs_sandbox
+def test_the_checks_expected_values_are_not_in_the_sandbox():
+    result = run_grader("check", "max_fn", "--impl", str(HOSTILE / "reads_oracle.py"), "--json")
+    verdict = verdict_of(result)
+    assert verdict["status"] == "failed" and "found the expected values: False" in verdict["output"]

@@ -25,6 +25,8 @@ runner's next record after matching its index and the digest of its arguments. S
    are numbered by creation in the check's scope), and the properties judged from it are
    recorded inside ``check.observing()``.
 4. A property the check cannot evaluate is ``check.skip``-ped, never passed.
+5. Expected values go in the check's judge (grader/judges/), called with ``check.judge``:
+   the runner skips it, so nothing the check calls next may depend on what it decides.
 
 ``tests/test_determinism.py`` runs every check twice on the reference and fails on the
 first call that differs (``selftest.in_process.first_difference``).
@@ -144,6 +146,12 @@ class CheckRun:
                     tb=traceback.format_exc())
 
     # --- properties ----------------------------------------------------------------
+    def judge(self, name: str, *args, **kwargs) -> None:
+        """Run ``name`` of this check's judge (``grader.judges.<check>``) with this run first:
+        the properties it records from expected values the runner never holds."""
+        module = importlib.import_module(f"grader.judges.{self.exercise.check.rsplit('.', 1)[-1]}")
+        getattr(module, name)(self, *args, **kwargs)
+
     @contextmanager
     def observing(self):
         """Properties recorded inside are judged from what observers saw in the process that

@@ -2,13 +2,12 @@
 level-order trees of several branchings, a depth-first one), then what they are for: one
 forward of a tiny Llama (rotary positions) and of a tiny GPT-2 (learned positions) over a
 text and a whole tree, with the learner's layout, must give every node the logits of a
-plain forward over its own path, in float64."""
+plain forward over its own path, in float64. The expected layouts and forwards are the decider's alone
+(grader/judges/tree_attention.py)."""
 import torch
 
 from grader.checks.harness import CheckRun
-from grader.oracle import tiny
-from solutions.trees import tree_forward, tree_parents
-from solutions.trees import tree_layout as reference_layout
+from solutions.trees import tree_parents
 
 MODEL_SEED = 7
 TREES = {
@@ -35,11 +34,8 @@ def run(check: CheckRun) -> None:
     layout = check.function("tree_layout")
     layouts = {name: laid_out(check, layout, parents, name) for name, parents in TREES.items()}
     for name, parents in TREES.items():
-        compare(check, name, parents, *layouts[name])
-    target, gpt2 = tiny.tiny_pair(MODEL_SEED)
-    for model, label in ((target, "tiny Llama, rotary positions"), (gpt2, "tiny GPT-2, learned positions")):
-        for name in FORWARD_TREES:
-            check_forward(check, model, label, name, TREES[name], *layouts[name])
+        check.judge("compare", name, parents, *layouts[name])
+    check.judge("forwards", layouts)
 
 
 def laid_out(check: CheckRun, layout, parents: list[int], name: str) -> tuple[torch.Tensor, torch.Tensor]:
@@ -59,40 +55,3 @@ def laid_out(check: CheckRun, layout, parents: list[int], name: str) -> tuple[to
         check.fail("depths type", f"depths has dtype {depths.dtype} and shape {list(depths.shape)} "
                    f"{what}; expected an integer (torch.long) tensor of shape [{count}]")
     return mask.cpu(), depths.cpu().long()
-
-
-def compare(check: CheckRun, name: str, parents: list[int], mask, depths) -> None:
-    expected_mask, expected_depths = reference_layout(parents)
-    wrong = [i for i in range(len(parents)) if not torch.equal(mask[i], expected_mask[i])]
-    table = [["node", "parent", "sees", "should see"]] + [
-        [str(i), str(parents[i]), str(mask[i].nonzero().flatten().tolist()),
-         str(expected_mask[i].nonzero().flatten().tolist())] for i in wrong[:5]]
-    check.require(f"mask ({name})", not wrong,
-                  f"rows {wrong} of the mask are wrong for parents {parents}", MASK_HINT, table)
-    check.require(f"depths ({name})", torch.equal(depths, expected_depths),
-                  f"gave depths {depths.tolist()} for parents {parents}; expected "
-                  f"{expected_depths.tolist()}", DEPTH_HINT)
-
-
-@torch.no_grad()
-def check_forward(check: CheckRun, model, label: str, name: str, parents: list[int], mask, depths) -> None:
-    """One forward over the text and the tree against one plain forward per node."""
-    nodes = [(3 * i + 1) % model.config.vocab_size for i in range(len(parents))]
-    ids = torch.tensor([TEXT + nodes])
-    logits = tree_forward(model, ids, len(TEXT), mask, depths, None, rows=len(nodes))
-    differ = []
-    for i in range(len(nodes)):
-        path, j = [], i
-        while j >= 0:
-            path.insert(0, nodes[j])
-            j = parents[j]
-        plain = model(torch.tensor([TEXT + path])).logits[0, -1]
-        gap = float((logits[i] - plain).abs().max())
-        if not gap < TOLERANCE:
-            differ.append((i, path, gap))
-    table = [["node", "its path", "largest logit difference"]] + [
-        [str(i), str(path), f"{gap:.2e}"] for i, path, gap in differ[:5]]
-    check.require(f"one tree forward = a forward per path ({label}, {name})", not differ,
-                  f"with your mask and depths, nodes {[i for i, _, _ in differ]} of {len(nodes)} "
-                  f"got logits that differ from a plain forward over the text {TEXT} and their own "
-                  "path", MASK_HINT + " " + DEPTH_HINT, table)

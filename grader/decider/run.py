@@ -22,7 +22,7 @@ from grader.decider.replay import ReplayCheckRun
 from grader.observers import observation
 from grader.verdict import ERROR, Verdict
 
-DECIDING_PACKAGES = ("grader.oracle", "grader.observers", "grader.models", "solutions")
+DECIDING_PACKAGES = ("grader.judges", "grader.oracle", "grader.observers", "grader.models", "solutions")
 SHOWN_OUTPUT_CHARS = 1500  # of what the learner's code printed, attached to the verdict
 END_MARGIN = 10.0  # seconds the runner's end record may trail the decider's verdict, at least
 

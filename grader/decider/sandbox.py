@@ -9,7 +9,8 @@ submission's copy). Nothing else of the host is there: no home folders, no ``/ru
 own PID namespace (it cannot see or signal the grader or another runner, and everything it
 starts dies with it, ``setsid`` or not), every capability dropped (so it cannot unmount
 what hides a path), and no environment but ``runner_environment()``. The folders in
-``hidden`` (under ``grader grade``: every submission's original) are covered by empty ones.
+``hidden`` (under ``grader grade``: every submission's original) are covered by empty ones,
+and so is ``grader/judges`` (the checks' expected values: the decider's alone).
 torch.compile's cache of the grading user is bound read-only, and the runner copies it into
 its own ``/tmp`` before any learner code runs (``/tmp`` grows by the cache's size): it reads
 what earlier compiles left (a compile that took half a minute takes seconds), and what it
@@ -116,6 +117,7 @@ def wrap(command: list[str], readable: list[Path], hidden: list[Path] = (),
             arguments += ["--ro-bind", os.devnull, str(path.resolve())]
     for path in _outside_system(readable):  # a readable path inside a hidden folder comes back
         arguments += ["--ro-bind", str(path), str(path)]
+    arguments += ["--tmpfs", str(sources.ROOT / "grader" / "judges")]  # last: the decider's alone
     if cache:  # read-only: the runner copies it into its /tmp (grader/runner/__main__.py)
         arguments += ["--ro-bind", str(cache[0]), str(cache[0])]
     return arguments + ["--remount-ro", "/", "--chdir", str(chdir or "/tmp"), *command]

@@ -1,0 +1,55 @@
+"""The tree_attention check's expected values: the reference's layout of each tree, and a
+plain forward per node to hold one tree forward with the learner's layout to."""
+import torch
+
+from grader.checks.harness import CheckRun
+from grader.checks.tree_attention import (DEPTH_HINT, FORWARD_TREES, MASK_HINT, MODEL_SEED, TEXT,
+                                          TOLERANCE, TREES)
+from grader.oracle import tiny
+from solutions.trees import tree_forward
+from solutions.trees import tree_layout as reference_layout
+
+
+def compare(check: CheckRun, name: str, parents: list[int], mask, depths) -> None:
+    expected_mask, expected_depths = reference_layout(parents)
+    wrong = [i for i in range(len(parents)) if not torch.equal(mask[i], expected_mask[i])]
+    table = [["node", "parent", "sees", "should see"]] + [
+        [str(i), str(parents[i]), str(mask[i].nonzero().flatten().tolist()),
+         str(expected_mask[i].nonzero().flatten().tolist())] for i in wrong[:5]]
+    check.require(f"mask ({name})", not wrong,
+                  f"rows {wrong} of the mask are wrong for parents {parents}", MASK_HINT, table)
+    check.require(f"depths ({name})", torch.equal(depths, expected_depths),
+                  f"gave depths {depths.tolist()} for parents {parents}; expected "
+                  f"{expected_depths.tolist()}", DEPTH_HINT)
+
+
+def forwards(check: CheckRun, layouts: dict) -> None:
+    """``check_forward`` of each tree of FORWARD_TREES on a tiny Llama and a tiny GPT-2."""
+    target, gpt2 = tiny.tiny_pair(MODEL_SEED)
+    for model, label in ((target, "tiny Llama, rotary positions"), (gpt2, "tiny GPT-2, learned positions")):
+        for name in FORWARD_TREES:
+            check_forward(check, model, label, name, TREES[name], *layouts[name])
+
+
+@torch.no_grad()
+def check_forward(check: CheckRun, model, label: str, name: str, parents: list[int], mask, depths) -> None:
+    """One forward over the text and the tree against one plain forward per node."""
+    nodes = [(3 * i + 1) % model.config.vocab_size for i in range(len(parents))]
+    ids = torch.tensor([TEXT + nodes])
+    logits = tree_forward(model, ids, len(TEXT), mask, depths, None, rows=len(nodes))
+    differ = []
+    for i in range(len(nodes)):
+        path, j = [], i
+        while j >= 0:
+            path.insert(0, nodes[j])
+            j = parents[j]
+        plain = model(torch.tensor([TEXT + path])).logits[0, -1]
+        gap = float((logits[i] - plain).abs().max())
+        if not gap < TOLERANCE:
+            differ.append((i, path, gap))
+    table = [["node", "its path", "largest logit difference"]] + [
+        [str(i), str(path), f"{gap:.2e}"] for i, path, gap in differ[:5]]
+    check.require(f"one tree forward = a forward per path ({label}, {name})", not differ,
+                  f"with your mask and depths, nodes {[i for i, _, _ in differ]} of {len(nodes)} "
+                  f"got logits that differ from a plain forward over the text {TEXT} and their own "
+                  "path", MASK_HINT + " " + DEPTH_HINT, table)
