@@ -17,6 +17,8 @@ Layout, by the part each package plays:
   sends what every call gave;
 - ``checks/``: one check per exercise, and ``checks.harness`` (``CheckRun``), which both
   processes run them with;
+- ``judges/``: a check's expected values and the properties it records from them, run by the
+  decider alone (``check.judge``); the runner's sandbox covers them;
 - ``observers/``: what a check puts around the learner's code to watch it (model wrappers
   that log forwards, host-sync and torch-call counters), carried as data to the decider;
 - ``oracle/``: exact laws, tiny enumerable models and the statistical tests;
@@ -30,10 +32,12 @@ Layout, by the part each package plays:
 
 What may import what (tests/test_layout.py holds the code to it): the oracle, observers,
 models and shared records import no other part; the checks import only those (and the
-reference ``solutions``); the decider adds the checks, but never ``implementation``, the
-runner or a learner's package; the runner imports the checks and ``implementation``; no
-part imports ``lessons`` by name. The runner runs the checks' own code to make their calls
-in order, statistics included; nothing it computes is trusted.
+reference ``solutions``); the judges import the checks, the oracle and the reference,
+and only the decider loads them; the decider adds the checks, but never ``implementation``,
+the runner or a learner's package; the runner imports the checks and ``implementation``,
+never a judge; no part imports ``lessons`` by name. The runner runs the checks' own code to
+make their calls in order, statistics included (except the judges'); nothing it computes is
+trusted.
 """
 from grader import sources
 
