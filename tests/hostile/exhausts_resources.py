@@ -4,7 +4,6 @@ limit; returns x unchanged."""
 import glob
 import os
 import resource
-import threading
 
 
 def _fill(folder: str) -> str:
