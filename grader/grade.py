@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import exercises
-from grader.decider import GraderFilesChanged, run_isolated
+from grader.decider import GraderFilesChanged, run_isolated, sandbox
 from grader.decider.channel import STARTUP_TIMEOUT
 from grader.decider.run import END_MARGIN
 from grader.verdict import ERROR, Verdict, format_text
@@ -128,6 +128,9 @@ class _Budget:
 def grade_one(name: str, path: Path, exercise_ids: list[str], seed: int, timeout: float | None,
               workdir: Path, sandboxed: bool, hidden: tuple[Path, ...]) -> Row:
     """One submission's verdicts, decided in this process from a copy of it in ``workdir``."""
+    # torch names its compile cache after the temporary folder the first time it needs one:
+    # fix it to the grading user's first, so that runners get that cache, not an empty one
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(sandbox.compile_cache_folder())
     tempfile.tempdir = str(workdir)  # the runners' output files (unnamed) too: the caller removes it
     copy = workdir / "submission"
     try:

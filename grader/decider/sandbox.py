@@ -123,11 +123,17 @@ def wrap(command: list[str], readable: list[Path], hidden: list[Path] = (),
     return arguments + ["--remount-ro", "/", "--chdir", str(chdir or "/tmp"), *command]
 
 
+def compile_cache_folder() -> Path:
+    """Where torch.compile keeps the grading user's cache: ``TORCHINDUCTOR_CACHE_DIR``, or
+    inductor's default under /tmp."""
+    return Path(os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+                or f"/tmp/torchinductor_{getpass.getuser().replace(os.sep, '_')}")
+
+
 def compile_cache() -> tuple[Path, int] | None:
     """torch.compile's cache folder (inductor's) and its size in bytes, if it exists and is at
     most CACHE_COPY_LIMIT (its files are counted, no link followed)."""
-    folder = Path(os.environ.get("TORCHINDUCTOR_CACHE_DIR")
-                  or f"/tmp/torchinductor_{getpass.getuser().replace(os.sep, '_')}")
+    folder = compile_cache_folder()
     if not folder.is_dir():
         return None
     size = 0
