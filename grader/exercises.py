@@ -16,6 +16,13 @@ class Exercise:
     check: str  # "grader.checks.<module>" whose run() grades it
     reference_seconds: float = 0.0  # the check on solutions/, one thread, idle 2-core CPU,
     # compiled artefacts cached (static_cache compiles the shipped pair: ~75 s the first time)
+    helpers: tuple[str, ...] = ()  # the module's other stubs the learner writes for it
+
+    @property
+    def withheld(self) -> tuple[str, ...]:
+        """The reference names a runner grading this exercise must not hold: what it asks
+        for and the helpers the learner writes for it."""
+        return self.functions + self.helpers
 
     @property
     def time_limit(self) -> float:
@@ -39,14 +46,17 @@ EXERCISES = (
     Exercise("greedy_match", 2, "the greedy draft verifier",
              ("greedy_match",), "verification", "grader.checks.greedy_match", 0.1),
     Exercise("speculative_generate", 3, "the speculative decoding loop",
-             ("speculative_generate",), "speculative", "grader.checks.speculative_generate", 10.5),
+             ("speculative_generate",), "speculative", "grader.checks.speculative_generate", 10.5,
+             helpers=("forward", "draft", "settle", "roll_back", "show_round")),
     Exercise("kv_cache", 4, "speculative_generate with KV caches and rollback",
-             ("speculative_generate",), "speculative", "grader.checks.kv_cache", 13.6),
+             ("speculative_generate",), "speculative", "grader.checks.kv_cache", 13.6,
+             helpers=("forward", "draft", "settle", "roll_back", "show_round")),
     Exercise("ngram", 5, "drafter-free n-gram speculation",
-             ("NGramStorage", "ngram_assisted_speculative_generate"), "ngram", "grader.checks.ngram", 6.1),
+             ("NGramStorage", "ngram_assisted_speculative_generate"), "ngram", "grader.checks.ngram", 6.1,
+             helpers=("PromptLookup", "propose", "rate")),
     Exercise("static_cache", 7, "the fast loop: a static cache rolled back by position, compiled steps",
              ("fast_speculative_generate", "fast_autoregressive_generate"), "fast",
-             "grader.checks.static_cache", 35.0),
+             "grader.checks.static_cache", 35.0, helpers=("draft", "roll_back")),
     Exercise("batched_verify", 8, "the draft verifier for a batch of rows, each on its own",
              ("batched_speculative_sampling",), "batched", "grader.checks.batched_verify", 2.5),
     Exercise("batched_generate", 8, "speculative decoding for a batch of prompts of any lengths",
@@ -57,7 +67,8 @@ EXERCISES = (
     Exercise("tree_attention", 9, "the tree attention mask and the nodes' depths",
              ("tree_layout",), "trees", "grader.checks.tree_attention", 0.1),
     Exercise("tree_generate", 9, "speculative decoding with a token tree per round",
-             ("tree_speculative_generate",), "trees", "grader.checks.tree_generate", 6.4),
+             ("tree_speculative_generate",), "trees", "grader.checks.tree_generate", 6.4,
+             helpers=("draft_tree", "walk_tree")),
     Exercise("expected_acceptance", 10, "the acceptance probability α = Σ min(p, q) = 1 − TV(p, q)",
              ("expected_acceptance",), "distill", "grader.checks.expected_acceptance", 0.1),
     Exercise("distillation_loss", 10, "forward KL, reverse KL, JSD and total variation, with their gradients",

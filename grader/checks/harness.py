@@ -148,9 +148,11 @@ class CheckRun:
     # --- properties ----------------------------------------------------------------
     def judge(self, name: str, *args, **kwargs) -> None:
         """Run ``name`` of this check's judge (``grader.judges.<check>``) with this run first:
-        the properties it records from expected values the runner never holds."""
-        module = importlib.import_module(f"grader.judges.{self.exercise.check.rsplit('.', 1)[-1]}")
-        getattr(module, name)(self, *args, **kwargs)
+        the properties it records from expected values the runner never holds. A dotted name,
+        ``"<module>.<function>"``, names a judge shared by several checks."""
+        module, _, function = name.rpartition(".")
+        module = module or self.exercise.check.rsplit(".", 1)[-1]
+        getattr(importlib.import_module(f"grader.judges.{module}"), function)(self, *args, **kwargs)
 
     @contextmanager
     def observing(self):
