@@ -157,9 +157,10 @@ def submission_seeds(seed: int, name: str, exercise_ids: list[str]) -> dict[str,
 
 def row_deadline(exercise_ids: list[str], timeout: float | None) -> float:
     """Seconds a submission's decider may take at most: its copy, then each check's limit
-    with a runner's start-up and end (each exercise may need a runner of its own)."""
-    return COPY_SECONDS + sum((timeout or exercises.get(e).time_limit) + STARTUP_TIMEOUT + END_MARGIN
-                              for e in exercise_ids)
+    with a runner's start-up and end, twice (each exercise may need a runner of its own,
+    and one more when it used a reference step its first runner withheld)."""
+    return COPY_SECONDS + 2 * sum((timeout or exercises.get(e).time_limit) + STARTUP_TIMEOUT + END_MARGIN
+                                  for e in exercise_ids)
 
 
 def _error_row(name: str, exercise_ids: list[str], seed: int, summary: str) -> Row:

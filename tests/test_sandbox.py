@@ -74,7 +74,7 @@ def test_unsandboxed_planted_bytecode_is_never_run(tmp_path):
 
 
 RUNNER_ATTACKS = ("seeks_host_files", "exhausts_resources", "deep_tree", "forges_malformed_finding",
-                  "forges_formula_summary", "reads_oracle")  # hostile to the decider through what the runner can touch
+                  "forges_formula_summary", "reads_oracle", "reads_reference")  # hostile to the decider through what the runner can touch
 PRIVATE_SEED, SECRET = "918273645", "secret-token-of-the-instructor"
 
 
@@ -146,7 +146,8 @@ def test_a_class_under_attack(tmp_path):
     assert rows[("alice", "max_fn")]["status"] == "passed"
     assert rows[("alice", "autoregressive_generate")]["status"] == "passed"
     for attack in ("detached_writer", "kills_parent", "rewrites_check_source", "reads_alice",
-                   "seeks_host_files", "exhausts_resources", "deep_tree", "reads_oracle"):
+                   "seeks_host_files", "exhausts_resources", "deep_tree", "reads_oracle",
+                   "reads_reference"):
         assert rows[(attack, "max_fn")]["status"] == "failed", rows[(attack, "max_fn")]
     for attack in ("seeks_host_files", "exhausts_resources", "deep_tree"):  # the rest is graded
         assert rows[(attack, "autoregressive_generate")]["status"] == "passed"
@@ -176,8 +177,10 @@ def test_a_class_under_attack(tmp_path):
                for c in caches.split(", ") if c), exhausted
     assert "memory: MemoryError" in exhausted and "process limit: (256, 256)" in exhausted
     assert not [p for p in (ROOT, Path("/tmp"), Path("/var/tmp")) if (p / "runner.err").is_symlink()]
-    copied = rows[("copies_reference", "max_fn")]  # cheating, not forgery: reported
-    assert copied["status"] == "passed" and "solutions/residual.py" in copied["reference files opened"]
+    reader = "\n".join(test["output"] for test in results["reads_reference"]["tests"])
+    assert "from_module -> a stub" in reader and "WORKS" not in reader, reader
+    copied = rows[("copies_reference", "max_fn")]  # the reference's file is not in the sandbox
+    assert copied["status"] == "error" and "solutions/residual.py" in copied["reference files opened"]
     assert rows[("alice", "max_fn")]["reference files opened"] == ""
     observed = rows[("rewrites_log", "autoregressive_generate")]  # its log rewrite changed nothing
     assert observed["status"] == "failed" and observed["sandboxed"] == "yes"

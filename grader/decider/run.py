@@ -18,6 +18,7 @@ from grader import exercises, sources
 from grader.checks.harness import checked
 from grader.decider import sandbox
 from grader.decider.channel import Channel, RunnerGone, RunnerTimeout
+from grader.decider.reference import reference_sources
 from grader.decider.replay import ReplayCheckRun
 from grader.observers import observation
 from grader.verdict import ERROR, Verdict
@@ -31,6 +32,10 @@ class GraderFilesChanged(Exception):
     """A file of the grader or the reference changed while a runner ran: stop grading."""
 
 
+GRADED_ALONE = ("processors",)  # while grading: their reference is the other checks' input
+WITHHELD_MARK = "ReferenceWithheld"  # in a verdict whose exercise used a stub of the reference
+
+
 def run_isolated(exercise_ids: list[str], impl: str, seed: int | dict[str, int],
                  timeout: float | None = None, grading: bool = False, import_root: Path | None = None,
                  sandboxed: bool = True, hidden: tuple[Path, ...] = ()):
@@ -38,8 +43,8 @@ def run_isolated(exercise_ids: list[str], impl: str, seed: int | dict[str, int],
 
     ``seed``: one for every exercise, or ``{exercise id: seed}`` (``grader grade`` derives
     one per submission and exercise); the runner gets them on its standard input.
-    ``grading``: the learner's code gets the reference through a gate that refuses the
-    functions of the exercise being graded (grader/runner/reference.py);
+    ``grading``: each runner gets the reference with the names of the exercises it grades
+    withheld (grader/decider/reference.py), and the sandbox covers the ``solutions`` folder;
     ``import_root``: the folder the runner imports ``impl`` from, before anywhere else;
     ``sandboxed``: each runner runs in the sandbox (grader/decider/sandbox.py), which
     covers the folders in ``hidden``. Raises GraderFilesChanged when a file of the course's
@@ -47,19 +52,42 @@ def run_isolated(exercise_ids: list[str], impl: str, seed: int | dict[str, int],
     """
     seeds = seed if isinstance(seed, dict) else dict.fromkeys(exercise_ids, seed)
     manifest = prepared(exercise_ids)
-    pending = list(exercise_ids)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # the runner needs the other core; the tiny models gain nothing
     try:
         runner = Runner(impl, seeds, grading, import_root, sandboxed, hidden)
-        while pending:  # each pass starts a runner process
-            for verdict in runner.decide(pending, timeout):
-                _stop_if_changed(manifest)
-                pending.remove(verdict.exercise)
-                yield verdict
-            _stop_if_changed(manifest)
+        if not grading:
+            yield from _decided(runner, list(exercise_ids), timeout, manifest)
+            return
+        verdicts = {}
+        for batch in runner_batches(exercise_ids):
+            verdicts.update((v.exercise, v) for v in _decided(runner, batch, timeout, manifest))
+            for exercise_id in batch if len(batch) > 1 else ():
+                if WITHHELD_MARK in verdicts[exercise_id].summary:  # a stub of another exercise?
+                    verdicts[exercise_id], = _decided(runner, [exercise_id], timeout, manifest)
+        yield from (verdicts[e] for e in exercise_ids)
     finally:
         torch.set_num_threads(threads)
+
+
+def runner_batches(exercise_ids: list[str]) -> list[list[str]]:
+    """The exercises a grading runner grades together: those of ``GRADED_ALONE`` each alone,
+    then all the others."""
+    alone = [[e] for e in exercise_ids if e in GRADED_ALONE]
+    together = [e for e in exercise_ids if e not in GRADED_ALONE]
+    return alone + ([together] if together else [])
+
+
+def _decided(runner: "Runner", exercise_ids: list[str], timeout, manifest):
+    """The verdicts of ``exercise_ids``, in order, from as many runners as it takes (a runner
+    that stops early leaves the rest to the next one)."""
+    pending = list(exercise_ids)
+    while pending:  # each pass starts a runner process
+        for verdict in runner.decide(pending, timeout):
+            _stop_if_changed(manifest)
+            pending.remove(verdict.exercise)
+            yield verdict
+        _stop_if_changed(manifest)
 
 
 def prepared(exercise_ids: list[str]) -> sources.Manifest:
@@ -107,8 +135,9 @@ class Runner:
             return command
         readable = [Path(impl)] if impl.endswith(".py") else []
         readable += [self.import_root] if self.import_root else [Path.cwd()]
-        return sandbox.wrap(command, readable, self.hidden,
-                            chdir=None if self.import_root else Path.cwd(), cache=cache)
+        course = (sources.ROOT / "grader",) if self.grading else (sources.ROOT,)  # no answer in sight
+        return sandbox.wrap(command, readable, self.hidden, chdir=None if self.import_root else Path.cwd(),
+                            cache=cache, course=course)
 
     def decide(self, exercise_ids, timeout):
         read_fd, write_fd = os.pipe()
@@ -121,6 +150,8 @@ class Runner:
             os.close(write_fd)
             try:
                 setup = {"seeds": {e: self.seeds[e] for e in exercise_ids}}
+                if self.grading:
+                    setup["reference"] = reference_sources(tuple(exercise_ids))
                 process.stdin.write(json.dumps(setup).encode() + b"\n")
                 process.stdin.close()
             except OSError:  # it ended already: its channel says so

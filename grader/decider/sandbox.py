@@ -90,11 +90,13 @@ def runner_environment() -> dict[str, str]:
 
 
 def wrap(command: list[str], readable: list[Path], hidden: list[Path] = (),
-         chdir: Path | None = None, cache: tuple[Path, int] | None = None) -> list[str]:
+         chdir: Path | None = None, cache: tuple[Path, int] | None = None,
+         course: tuple[Path, ...] = (sources.ROOT,)) -> list[str]:
     """``command`` run in the sandbox, in ``chdir`` (default ``/tmp``): ``readable`` are the
-    paths it must read besides the system, Python and the course; the folders and files in
-    ``hidden`` are covered; ``cache`` (``compile_cache()``) is bound read-only, and ``/tmp``
-    grows by its size for the runner's copy."""
+    paths it must read besides the system, Python and ``course`` (the parts of the course
+    checkout it sees: all of it by default); the folders and files in ``hidden`` are
+    covered; ``cache`` (``compile_cache()``) is bound read-only, and ``/tmp`` grows by its
+    size for the runner's copy."""
     arguments = [bwrap(), *_namespaces()]
     for name in SYSTEM_LINKS:
         path = Path("/", name)
@@ -107,7 +109,8 @@ def wrap(command: list[str], readable: list[Path], hidden: list[Path] = (),
     scratch = SCRATCH_BYTES + (cache[1] if cache else 0)
     arguments += ["--dev", "/dev", "--proc", "/proc", "--size", str(scratch), "--tmpfs", "/tmp"]
     python = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).parent, *map(Path, sys.path)]
-    bound = _outside_system([*python, sources.ROOT, *readable])
+    python = [p for p in _outside_system(python) if not sources.ROOT.is_relative_to(p)]  # ``course`` alone
+    bound = _outside_system([*python, *course, *readable])
     for path in bound:
         arguments += ["--ro-bind", str(path), str(path)]
     for path in map(Path, hidden):  # after the binds: a hidden folder stays hidden

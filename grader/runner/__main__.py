@@ -12,7 +12,7 @@ OUTPUT_LIMIT_BYTES = 32 * 2**20  # a flood of prints fails the write instead of 
 MEMORY_LIMIT_BYTES = 8 * 2**30  # writable memory (RLIMIT_DATA): torch, the models, the learner's tensors
 PROCESS_LIMIT = 256  # processes and threads, counted inside the sandbox's user namespace
 OPEN_FILES_LIMIT = 1024
-SETUP_BYTES = 2**16  # the decider's one line on standard input
+SETUP_BYTES = 2**21  # the decider's one line on standard input (seeds, the reference's sources)
 CACHE_COPY = "/tmp/torchinductor"  # in the sandbox: the runner's own copy of the compile cache
 
 
@@ -21,7 +21,8 @@ def main():
     parser.add_argument("--impl", required=True)
     parser.add_argument("--fd", type=int, required=True)
     parser.add_argument("--grading", action="store_true",
-                        help="refuse the reference's own functions of the exercise being graded")
+                        help="import solutions only from the sources on standard input, in which "
+                             "the graded exercises' reference names are stubs")
     parser.add_argument("--import-root", default=None,
                         help="import the implementation from this folder before anywhere else")
     parser.add_argument("--sandboxed", action="store_true",
@@ -33,7 +34,8 @@ def main():
     if args.compile_cache:  # before torch is imported, and before the limits (its files may be large)
         copy_compile_cache(args.compile_cache)
     limit_resources(args.sandboxed)  # before anything else runs: hard limits stay lowered
-    seeds = json.loads(sys.stdin.buffer.readline(SETUP_BYTES))["seeds"]  # never on the command line
+    setup = json.loads(sys.stdin.buffer.readline(SETUP_BYTES))  # never on the command line
+    seeds = setup["seeds"]
     sys.stdin.close()
     channel = os.fdopen(args.fd, "w", buffering=1)
     os.set_inheritable(args.fd, False)
@@ -45,11 +47,12 @@ def main():
     from grader import exercises
     from grader.observers import observation
     from grader.runner.record import run_recorded
-    from grader.runner.reference import ReferenceGate, ReferenceReads
+    from grader.runner.reference import ReferenceReads, SentReference
 
-    for exercise_id in args.exercises:  # the course's code, with the reference it uses, first
+    if args.grading:  # before anything imports solutions: the checks hold only the stubs too
+        SentReference(setup["reference"])
+    for exercise_id in args.exercises:  # the course's code first: a submission cannot replace it
         importlib.import_module(exercises.get(exercise_id).check)
-    gate = ReferenceGate() if args.grading else None  # imports the whole reference first
     reads = ReferenceReads()
     if args.import_root:  # after the course's own modules: a submission cannot replace them
         sys.path.insert(0, args.import_root)
@@ -64,7 +67,7 @@ def main():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             with observation.check_scope(observation.RECORD):
-                run_recorded(exercise, args.impl, seeds[exercise_id], send, gate)
+                run_recorded(exercise, args.impl, seeds[exercise_id], send)
         send({"end": exercise_id, "reference_opened": reads.taken(), "output_at": printed()})
     channel.close()
 

@@ -8,7 +8,6 @@ from grader import implementation, wire
 from grader.checks.harness import CheckRun, Stop, checked, learner_frame
 from grader.exercises import Exercise
 from grader.observers import observation
-from grader.runner.reference import ReferenceGate
 
 
 class RecordingCheckRun(CheckRun):
@@ -45,11 +44,9 @@ class RecordingCheckRun(CheckRun):
         return result
 
 
-def run_recorded(exercise, impl: str, seed: int, send, gate: ReferenceGate | None = None) -> None:
+def run_recorded(exercise, impl: str, seed: int, send) -> None:
     """Import ``impl`` and run the check, sending what it learns; a failed import is sent
-    as ``load_error`` (the decider words the verdict). ``gate``: grading's (reference.py)."""
-    if gate is not None:
-        gate.exercise = exercise
+    as ``load_error`` (the decider words the verdict)."""
     try:
         module = implementation.load(impl, exercise.module)
     except SyntaxError as exc:
