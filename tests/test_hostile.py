@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from grader import grade
-from grader.decider import replay
+from grader.decider import replay, run
 from grader.observers import observation
 from grader.observers.recording import forward
 from tests.conftest import run_grader
@@ -108,3 +108,12 @@ def test_what_observers_receive_from_a_runner_is_checked():
     for bad in ["3", -1, 2.0, True, None]:
         with pytest.raises(ValueError):
             observation.count(bad)
+
+
+def test_start_and_end_records_are_checked():
+    """A record's offset is taken only from the record that may carry it, well formed."""
+    assert run._offset({"start": "max_fn", "output_at": 5}, "start", "max_fn") == 5
+    assert run._offset({"end": "max_fn", "output_at": 9, "reference_opened": []}, "end", "max_fn") == 9
+    for record in ({"start": "max_fn", "output_at": 5, "reference_opened": []}, {"start": "max_fn", "output_at": -1},
+                   {"start": "kv_cache", "output_at": 5}, {"start": "max_fn", "output_at": 2.5}, ["start"]):
+        assert run._offset(record, "start", "max_fn") is None, record

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from grader.decider import sandbox
 from tests.conftest import ROOT, run_grader
 
 SHARED = {"exercises", "verdict", "wire", "implementation", "sources"}
@@ -21,9 +22,9 @@ ALLOWED = {  # part -> the grader's parts and course packages it may import
     "implementation": set(),
     "sources": set(),
     "checks": {"exercises", "models", "observers", "oracle", "solutions", "verdict"},
-    "judges": {"checks", "oracle", "solutions", "verdict"},  # never imported by checks or the runner
+    "judges": {"checks", "models", "observers", "oracle", "solutions", "verdict"},  # the decider's alone
     "decider": {"checks", "exercises", "observers", "sources", "verdict", "wire"},
-    "runner": {"checks", "exercises", "implementation", "observers", "solutions", "wire"},  # the gate
+    "runner": {"checks", "exercises", "implementation", "observers", "sources", "wire"},
     "meanwhile": {"exercises"},
     "bench": {"implementation", "models", "observers", "solutions"},
     "audit": {"checks", "implementation", "models", "oracle", "solutions"},
@@ -133,3 +134,16 @@ def test_the_runner_never_imports_a_judge(tmp_path):
     result = run_grader("check", "max_fn", "--impl", str(learner), "--no-sandbox", "--json")
     verdict = json.loads(result.stdout.strip().splitlines()[-1])["checks"][0]
     assert verdict["status"] == "failed" and "judges: []" in verdict["output"], verdict
+
+
+def test_no_check_imports_what_the_sandbox_covers():
+    """The runner imports every check it runs; none may import a judge or an exact law
+    (``sandbox.DECIDER_ONLY``), which the sandbox covers: they are used in judges alone."""
+    script = ("import importlib, pkgutil, sys, grader.checks, grader.runner.record\n"
+              "for m in pkgutil.iter_modules(grader.checks.__path__):\n"
+              "    importlib.import_module(f'grader.checks.{m.name}')\n"
+              "print(sorted(sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT,
+                            timeout=300, check=True).stdout
+    covered = [p.removesuffix(".py").replace("/", ".") for p in sandbox.DECIDER_ONLY if "__pycache__" not in p]
+    assert not [m for m in ast.literal_eval(loaded) if m.startswith(tuple(covered))]

@@ -190,7 +190,8 @@ def _die_with_parent() -> None:
 
 def _offset(record, key: str, value: str) -> int | None:
     """The byte offset a start or end record gives (``output_at``), if the record is well formed."""
-    if type(record) is not dict or set(record) - {key, "output_at", "reference_opened"} or record.get(key) != value:
+    allowed = {key, "output_at"} | ({"reference_opened"} if key == "end" else set())
+    if type(record) is not dict or set(record) - allowed or record.get(key) != value:
         return None
     at = record.get("output_at")
     return at if type(at) is int and 0 <= at < 2**62 else None

@@ -10,7 +10,9 @@ own PID namespace (it cannot see or signal the grader or another runner, and eve
 starts dies with it, ``setsid`` or not), every capability dropped (so it cannot unmount
 what hides a path), and no environment but ``runner_environment()``. The folders in
 ``hidden`` (under ``grader grade``: every submission's original) are covered by empty ones,
-and so is ``grader/judges`` (the checks' expected values: the decider's alone).
+and so are ``DECIDER_ONLY``, the checks' judges and the oracle's exact laws: the decider's
+alone. While grading, the only part of the course checkout it sees is ``grader/``: the
+reference comes on its standard input, the graded exercises' answers withheld.
 torch.compile's cache of the grading user is bound read-only, and the runner copies it into
 its own ``/tmp`` before any learner code runs (``/tmp`` grows by the cache's size): it reads
 what earlier compiles left (a compile that took half a minute takes seconds), and what it
@@ -38,6 +40,10 @@ PASSED_ENVIRONMENT = ("LANG", "LC_ALL", "LC_CTYPE", "PYTHONPATH", "HF_HUB_OFFLIN
                       "TRANSFORMERS_OFFLINE", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
                       "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "CUDA_VISIBLE_DEVICES",
                       "TORCHINDUCTOR_CACHE_DIR")  # what running Python and torch needs, no more
+
+DECIDER_ONLY = ("grader/judges", "grader/oracle/laws.py", "grader/oracle/acceptance.py",
+                "grader/oracle/verifier_laws.py", "grader/oracle/tree_laws.py",
+                "grader/oracle/__pycache__")  # the checks' expected values and exact laws
 
 UNSANDBOXED_NOTICE = ("grading is unsandboxed ({why}): your code runs as you, with your files and "
                       "network. `grader grade` needs the sandbox, or --no-sandbox.")
@@ -113,14 +119,10 @@ def wrap(command: list[str], readable: list[Path], hidden: list[Path] = (),
     bound = _outside_system([*python, *course, *readable])
     for path in bound:
         arguments += ["--ro-bind", str(path), str(path)]
-    for path in map(Path, hidden):  # after the binds: a hidden folder stays hidden
-        if path.is_dir():
-            arguments += ["--tmpfs", str(path.resolve())]
-        elif path.exists():
-            arguments += ["--ro-bind", os.devnull, str(path.resolve())]
+    arguments += _covered(map(Path, hidden))  # after the binds: a hidden folder stays hidden
     for path in _outside_system(readable):  # a readable path inside a hidden folder comes back
         arguments += ["--ro-bind", str(path), str(path)]
-    arguments += ["--tmpfs", str(sources.ROOT / "grader" / "judges")]  # last: the decider's alone
+    arguments += _covered(sources.ROOT / path for path in DECIDER_ONLY)  # last: the decider's alone
     if cache:  # read-only: the runner copies it into its /tmp (grader/runner/__main__.py)
         arguments += ["--ro-bind", str(cache[0]), str(cache[0])]
     return arguments + ["--remount-ro", "/", "--chdir", str(chdir or "/tmp"), *command]
@@ -143,6 +145,18 @@ def compile_cache() -> tuple[Path, int] | None:
     for root, _, files in os.walk(folder):
         size += sum(os.lstat(os.path.join(root, name)).st_size for name in files)
     return (folder.resolve(), size) if size <= CACHE_COPY_LIMIT else None
+
+
+def _covered(paths) -> list[str]:
+    """The arguments that cover each existing folder of ``paths`` with an empty one and each
+    file with an empty file."""
+    arguments = []
+    for path in paths:
+        if path.is_dir():
+            arguments += ["--tmpfs", str(path.resolve())]
+        elif path.exists():
+            arguments += ["--ro-bind", os.devnull, str(path.resolve())]
+    return arguments
 
 
 def _namespaces() -> list[str]:
