@@ -51,7 +51,9 @@ def run_isolated(exercise_ids: list[str], impl: str, seed: int | dict[str, int],
     packages differs, after a runner, from what this process loaded and checked first.
     """
     seeds = seed if isinstance(seed, dict) else dict.fromkeys(exercise_ids, seed)
-    manifest = prepared(exercise_ids)
+    manifest = Preparation(exercise_ids)
+    if not sandboxed:  # before any runner starts: an unsandboxed one could write what it imports
+        manifest.made()
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # the runner needs the other core; the tiny models gain nothing
     try:
@@ -78,16 +80,31 @@ def runner_batches(exercise_ids: list[str]) -> list[list[str]]:
     return alone + ([together] if together else [])
 
 
-def _decided(runner: "Runner", exercise_ids: list[str], timeout, manifest):
+def _decided(runner: "Runner", exercise_ids: list[str], timeout, manifest: "Preparation"):
     """The verdicts of ``exercise_ids``, in order, from as many runners as it takes (a runner
     that stops early leaves the rest to the next one)."""
     pending = list(exercise_ids)
     while pending:  # each pass starts a runner process
-        for verdict in runner.decide(pending, timeout):
-            _stop_if_changed(manifest)
+        for verdict in runner.decide(pending, timeout, started=manifest.made):
+            _stop_if_changed(manifest.made())
             pending.remove(verdict.exercise)
             yield verdict
-        _stop_if_changed(manifest)
+        _stop_if_changed(manifest.made())
+
+
+class Preparation:
+    """The decider's own code imported and its files' digests taken (``prepared``), once:
+    before the first runner starts when runners run unsandboxed (such a runner could write
+    the files this process would import), while it starts when they run in the sandbox
+    (the course is read-only there), so that both processes' imports overlap."""
+
+    def __init__(self, exercise_ids: list[str]):
+        self.exercise_ids, self.manifest = exercise_ids, None
+
+    def made(self) -> sources.Manifest:
+        if self.manifest is None:
+            self.manifest = prepared(self.exercise_ids)
+        return self.manifest
 
 
 def prepared(exercise_ids: list[str]) -> sources.Manifest:
@@ -139,7 +156,9 @@ class Runner:
         return sandbox.wrap(command, readable, self.hidden, chdir=None if self.import_root else Path.cwd(),
                             cache=cache, course=course)
 
-    def decide(self, exercise_ids, timeout):
+    def decide(self, exercise_ids, timeout, started=lambda: None):
+        """The verdicts decided on one runner's records; ``started()`` runs once the runner
+        has started, before its first record is read."""
         read_fd, write_fd = os.pipe()
         with tempfile.TemporaryFile(prefix="grader-output-") as output:
             process = subprocess.Popen(self.command(exercise_ids, write_fd), pass_fds=(write_fd,),
@@ -156,6 +175,7 @@ class Runner:
                 process.stdin.close()
             except OSError:  # it ended already: its channel says so
                 pass
+            started()
             yield from _records_decided(process, Channel(read_fd), exercise_ids, self.seeds,
                                         timeout, Output(output.fileno()))
 
