@@ -1,12 +1,12 @@
 """Check `autoregressive_generate`: greedy output against the reference loop, end tokens,
-``max_gen_len``, what the cache is fed, and the exact law of sampled sequences."""
+``max_gen_len``, what the cache is fed, and the exact law of sampled sequences. The
+reference's outputs and the exact law are the decider's alone (grader/judges/loop_properties.py)."""
 from itertools import zip_longest
 
 from grader.checks.harness import CheckRun
 from grader.observers.recording import RecordingModel
-from grader.oracle import laws, stats, tiny
+from grader.oracle import tiny
 from solutions import sampling
-from solutions.autoregressive import autoregressive_generate as reference_generate
 
 NO_EOS = 10**6  # an end token the tiny models can never produce
 LAW_DRAWS = 600
@@ -45,34 +45,35 @@ def generated(check: CheckRun, generate, *args, what: str, **kwargs) -> list[int
 
 
 def check_greedy(check, generate, model, label, prompt, use_cache):
-    expected = reference_generate(prompt, model, max_gen_len=8, eos_tokens_id=NO_EOS)
     ids = generated(check, generate, prompt, model, max_gen_len=8, eos_tokens_id=NO_EOS,
                     use_cache=use_cache, what=f"({label})")
-    check.require(f"greedy output ({label})", ids == expected,
-                  f"gave {ids}; greedy decoding gives {expected}",
-                  "take the logits of the last position, logits[0, -1], at every step, append "
-                  "the chosen token, and return only the new tokens; with the cache, feed the "
-                  "tokens the model has not seen yet")
+    check.judge("loop_properties.greedy", f"greedy output ({label})", ids, model, prompt,
+                "take the logits of the last position, logits[0, -1], at every step, append "
+                "the chosen token, and return only the new tokens; with the cache, feed the "
+                "tokens the model has not seen yet", "gave {ids}; greedy decoding gives {expected}",
+                max_gen_len=8, eos_tokens_id=NO_EOS)
 
 
 def check_end_tokens(check, generate, model):
-    free = reference_generate([5], model, max_gen_len=10, eos_tokens_id=NO_EOS)
+    """Two end tokens of the learner's own greedy text (the one of ``max_gen_len=10``): the
+    later one alone, then both (the earlier must win); the judge holds the outputs to the
+    reference's."""
+    free = generated(check, generate, [5], model, max_gen_len=10, eos_tokens_id=NO_EOS,
+                     what="(max_gen_len=10)")
     firsts = sorted({t: i for i, t in reversed(list(enumerate(free)))}.items(), key=lambda x: x[1])
-    (early, i), (late, j) = firsts[0], firsts[-1]  # two tokens and their first positions, i < j
-    ids = generated(check, generate, [5], model, max_gen_len=10, eos_tokens_id=late,
-                    what=f"(eos_tokens_id={late})")
-    check.require("end token (int)", ids == free[: j + 1],
-                  f"with eos_tokens_id={late} gave {ids}; expected {free[: j + 1]}",
-                  "stop right after the first end token and include it in the output")
-    ids = generated(check, generate, [5], model, max_gen_len=10, eos_tokens_id=[late, early],
-                    what=f"(eos_tokens_id=[{late}, {early}])")
-    check.require("end tokens (list)", ids == free[: i + 1],
-                  f"with eos_tokens_id=[{late}, {early}] gave {ids}; expected {free[: i + 1]}",
-                  "with a list, stop at whichever end token comes first in the text, not at "
-                  "the first one listed")
+    (early, _), (late, _) = (firsts[0], firsts[-1]) if firsts else ((NO_EOS, 0), (NO_EOS, 0))
+    for eos, prop, hint in ((late, "end token (int)", "stop right after the first end token and include "
+                             "it in the output"),
+                            ([late, early], "end tokens (list)", "with a list, stop at whichever end "
+                             "token comes first in the text, not at the first one listed")):
+        ids = generated(check, generate, [5], model, max_gen_len=10, eos_tokens_id=eos,
+                        what=f"(eos_tokens_id={eos})")
+        check.judge("loop_properties.greedy", prop, ids, model, [5], hint,
+                    f"with eos_tokens_id={eos} gave {{ids}}; expected {{expected}}", max_gen_len=10,
+                    eos_tokens_id=eos)
     for length in (1, 10):
-        ids = generated(check, generate, [5], model, max_gen_len=length, eos_tokens_id=NO_EOS,
-                        what=f"(max_gen_len={length})")
+        ids = free if length == 10 else generated(check, generate, [5], model, max_gen_len=length,
+                                                  eos_tokens_id=NO_EOS, what=f"(max_gen_len={length})")
         check.require(f"max_gen_len={length}", len(ids) == length,
                       f"gave {len(ids)} tokens; expected exactly {length} when no end token comes")
 
@@ -110,22 +111,20 @@ def check_shipped_pair(check, generate):
     target = load_model(SHIPPED_TARGET, device="cpu")
     tokenizer = AutoTokenizer.from_pretrained(SHIPPED_TARGET)
     prompt = tokenizer("def read_config(path):\n")["input_ids"]
-    expected = reference_generate(prompt, target, max_gen_len=16, use_cache=True)
     ids = generated(check, generate, prompt, target, max_gen_len=16, use_cache=True,
                     what="(the shipped target, greedy, use_cache=True)")
-    check.require("greedy output (shipped target)", ids == expected,
-                  f"gave {ids}; greedy decoding gives {expected}")
+    check.judge("loop_properties.greedy", "greedy output (shipped target)", ids, target, prompt,
+                said="gave {ids}; greedy decoding gives {expected}", max_gen_len=16, use_cache=True)
 
 
 def check_law(check, generate, model, processor, prompt, use_cache):
     label = f"{processor!r}, prompt {prompt}, use_cache={use_cache}"
-    law = laws.sequence_law(model, prompt, LAW_LENGTH, processor, [1])
     check.seed_everything(label)
     samples = [tuple(generated(check, generate, prompt, model, max_gen_len=LAW_LENGTH,
                                logits_processor=processor, eos_tokens_id=1,
                                use_cache=use_cache, what=f"({label})"))
                for _ in range(LAW_DRAWS)]
-    check.test(f"law of the first {LAW_LENGTH} tokens ({label})",
-               stats.goodness_of_fit(samples, law, "sequence"),
-               "sample each token from logits_processor(logits of the last position) with "
-               "logits_processor.sample, and stop right after an end token")
+    check.judge("loop_properties.first_tokens", f"law of the first {LAW_LENGTH} tokens ({label})", samples,
+                model, prompt, LAW_LENGTH, processor, 1,
+                "sample each token from logits_processor(logits of the last position) with "
+                "logits_processor.sample, and stop right after an end token")

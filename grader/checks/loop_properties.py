@@ -3,9 +3,10 @@
 Under greedy decoding a loop's output must equal the target's own greedy decoding token for
 token, so these properties need no statistics: the output for several drafters and prompts,
 a drafter identical to the target (every draft accepted), end tokens met inside what a round
-drafted, ``max_gen_len`` reached inside a round, and the shipped pair. Under sampling,
-`law_tests` compares the outputs with an exact law. Each loop's check calls them with a
-`Loop`: how to call that loop and how its hints name its rounds.
+drafted, ``max_gen_len`` reached inside a round, and the shipped pair. The target's greedy
+decoding and the exact laws the outputs are compared with are the decider's alone
+(grader/judges/loop_properties.py). Each loop's check calls these with a `Loop`: how to
+call that loop and how its hints name its rounds.
 """
 import copy
 from dataclasses import dataclass
@@ -15,9 +16,8 @@ import torch
 
 from grader.checks.harness import CheckRun
 from grader.models import SHIPPED_MISSING, load_pair, shipped_pair_present
-from grader.oracle import laws, stats, tiny
+from grader.oracle import tiny
 from solutions import sampling
-from solutions.autoregressive import autoregressive_generate
 
 NO_EOS = 10**6  # an end token the tiny models can never produce
 MODEL_SEED = 7
@@ -41,11 +41,6 @@ def noisy_copy(model, scale: float, seed: int):
             noise = torch.randn(param.shape, generator=generator, dtype=param.dtype)
             param.add_(noise * scale * param.std())
     return noisy
-
-
-def greedy_text(target, prompt: list[int]) -> list[int]:
-    """The target's own greedy decoding of GREEDY_LENGTH tokens, no end token."""
-    return autoregressive_generate(prompt, target, max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
 
 
 def ids_and_number(check: CheckRun, result, what: str, names: tuple[str, str], upper: float,
@@ -101,11 +96,10 @@ def check_greedy_properties(check: CheckRun, loop: Loop, target, drafters: dict,
 
 def check_greedy(check, loop: Loop, target, drafter, prompt, shape: dict, name: str) -> None:
     label = ", ".join([name, f"prompt {prompt}"] + [f"{key}={value}" for key, value in shape.items()])
-    expected = greedy_text(target, prompt)
     ids, _ = loop.call(prompt, drafter, target, **shape, max_gen_len=GREEDY_LENGTH,
                        eos_tokens_id=NO_EOS, what=f"(greedy, {label})")
-    check.require(f"greedy output ({label})", ids == expected,
-                  f"gave {ids}; greedy decoding of the target alone gives {expected}", loop.greedy_hint)
+    check.judge("loop_properties.greedy", f"greedy output ({label})", ids, target, prompt,
+                loop.greedy_hint, max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
 
 
 def check_same_model(check, loop: Loop, target) -> None:
@@ -128,38 +122,42 @@ def check_same_model(check, loop: Loop, target) -> None:
 
 def check_end_tokens(check, loop: Loop, target) -> None:
     """Two end tokens that the drafter (= target, so every draft is accepted) drafts in the
-    first round: the later one given alone, then both (the earlier must win)."""
+    first round: the later one given alone, then both (the earlier must win). They are
+    chosen from the loop's own greedy text (the judge holds the outputs to the target's)."""
     prompt = [4]
-    free = greedy_text(target, prompt)
-    (i, early), (j, late) = drafted_end_tokens(free, loop)
-    for eos, expected, prop in ((late, free[: j + 1], f"end token (int) inside {loop.drafted}"),
-                                ([late, early], free[: i + 1], "end tokens (list): the earliest wins")):
+    free, _ = loop.call(prompt, target, target, **loop.shape, max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS,
+                        what="(drafter = target, no end token: the end tokens below are chosen from it)")
+    (_, early), (_, late) = drafted_end_tokens(free, loop)
+    for eos, prop in ((late, f"end token (int) inside {loop.drafted}"),
+                      ([late, early], "end tokens (list): the earliest wins")):
         ids, _ = loop.call(prompt, target, target, **loop.shape, max_gen_len=GREEDY_LENGTH,
                            eos_tokens_id=eos, what=f"(eos_tokens_id={eos})")
-        check.require(prop, ids == expected, f"with eos_tokens_id={eos} gave {ids}; expected {expected}",
-                      loop.end_tokens_hint)
+        check.judge("loop_properties.greedy", prop, ids, target, prompt, loop.end_tokens_hint,
+                    f"with eos_tokens_id={eos} gave {{ids}}; expected {{expected}}",
+                    max_gen_len=GREEDY_LENGTH, eos_tokens_id=eos)
 
 
 def drafted_end_tokens(free: list[int], loop: Loop) -> tuple[tuple[int, int], tuple[int, int]]:
     """The earliest and the latest ``(position, token)`` among the tokens whose first place
-    in ``free`` (greedy text) falls in what round one drafts."""
+    in ``free`` (greedy text) falls in what round one drafts; ``NO_EOS`` where there is no
+    such token (a wrong text, which the greedy properties report)."""
     firsts = {t: i for i, t in reversed(list(enumerate(free)))}  # each token's first position
     drafted = range(loop.first_drafted, loop.first_drafted + loop.depth)
-    inside = sorted((i, t) for t, i in firsts.items() if i in drafted)
+    inside = sorted((i, t) for t, i in firsts.items() if i in drafted) or [(0, NO_EOS)]
     return inside[0], inside[-1]
 
 
 def check_max_gen_len(check, loop: Loop, target, drafter) -> None:
     """Lengths of one and two tokens, of one round's depth, and three past it: lengths that
     end a round before what its shape would draft fits."""
-    free = greedy_text(target, [1, 2])
     shape = ", ".join(f"{key}={value}" for key, value in loop.shape.items())
     for length in (1, 2, loop.depth, loop.depth + 3):
         for name, model in (("drafter = target", target), ("near drafter", drafter)):
             ids, _ = loop.call([1, 2], model, target, **loop.shape, max_gen_len=length, eos_tokens_id=NO_EOS,
                                what=f"(max_gen_len={length}, {shape}, {name})")
-            check.require(f"max_gen_len={length} ({name})", ids == free[:length],
-                          f"gave {ids}; expected {free[:length]}", loop.max_gen_len_hint)
+            check.judge("loop_properties.greedy", f"max_gen_len={length} ({name})", ids, target, [1, 2],
+                        loop.max_gen_len_hint, "gave {ids}; expected {expected}", max_gen_len=length,
+                        eos_tokens_id=NO_EOS)
 
 
 def check_shipped_greedy(check, prop: str, texts: list[str], length: int, run, hint: str = "") -> None:
@@ -171,21 +169,6 @@ def check_shipped_greedy(check, prop: str, texts: list[str], length: int, run, h
         return
     target, drafter, tokenizer = load_pair(device="cpu")
     prompts = [tokenizer(text)["input_ids"] for text in texts]
-    expected = [autoregressive_generate(p, target, max_gen_len=length, use_cache=True) for p in prompts]
-    if len(prompts) == 1:
-        prompts, expected = prompts[0], expected[0]
-    outputs = run(prompts, drafter, target)
-    check.require(prop, outputs == expected,
-                  f"gave {outputs}; greedy decoding of the shipped target alone gives {expected}", hint)
+    outputs = run(prompts[0] if len(prompts) == 1 else prompts, drafter, target)
+    check.judge("loop_properties.shipped_greedy", prop, outputs, target, prompts, length, hint)
 
-
-def law_tests(check, samples, law: dict, length: int, label: str, hint: str, **test) -> None:
-    """The joint law of the first ``length`` tokens of ``samples`` and each token's law;
-    ``test``: options of `stats.goodness_of_fit`."""
-    check.test(f"law of the first {length} tokens ({label})",
-               stats.goodness_of_fit(samples, law, "sequence", **test), hint)
-    for position in range(length):
-        observed = [s[position] if position < len(s) else None for s in samples]
-        check.test(f"law of token {position + 1} ({label})",
-                   stats.goodness_of_fit(observed, laws.marginal(law, position),
-                                         f"token {position + 1}", **test), hint)

@@ -8,7 +8,8 @@ identical to the target (every draft accepted); then what each model is fed. Sta
 properties against exact laws computed by enumeration through the tiny target: the law of
 the first L generated tokens (jointly, and token by token) under several processors,
 gammas, prompts and drafters, and the law of the acceptance rate the loop returns
-(grader/oracle/acceptance.py).
+(grader/oracle/acceptance.py). The reference loop's forwards and the exact laws are the
+decider's alone (grader/judges/speculative_generate.py).
 """
 import functools
 
@@ -21,14 +22,10 @@ from grader.checks.loop_properties import (
     check_greedy_properties,
     check_shipped_greedy,
     ids_and_number,
-    law_tests,
     models,
 )
-from grader.observers.trace import LoggedModel, traced
-from grader.oracle import acceptance, laws, stats
+from grader.observers.trace import LoggedModel
 from solutions import sampling
-from solutions.autoregressive import as_list
-from solutions.speculative import speculative_generate as reference_generate
 
 GREEDY_RUNS = [([0], {"gamma": 1}), ([2, 3, 4], {"gamma": 2}), ([5, 1], {"gamma": 4})]
 
@@ -131,17 +128,12 @@ def as_loop(check: CheckRun, generate, use_cache: bool) -> Loop:
 def check_forwards(check, generate, target, drafter):
     """Without a cache: one target forward per round, over the whole sequence so far."""
     kwargs = dict(gamma=3, max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
-    expected = [(c.role, c.fed) for c in traced(reference_generate, [2, 3], drafter, target, **kwargs)[2]]
     log = []
     generated(check, generate, [2, 3], LoggedModel(drafter, "drafter", log),
               LoggedModel(target, "target", log), **kwargs,
               what="(greedy, models wrapped to record each forward)")
-    fed = [(c.role, c.fed) for c in log]
-    check.require("one target forward per round", fed == expected,
-                  f"(model, tokens fed) per forward were {fed}; expected {expected}",
-                  "each draft takes one drafter forward over the sequence so far; then ONE target "
-                  "forward over the sequence and every draft scores them all (its last k + 1 "
-                  "positions)")
+    check.judge("speculative_generate.forwards", [(c.role, c.fed) for c in log], [2, 3], drafter, target,
+                kwargs)
 
 
 def check_shipped_pair(check, generate, use_cache):
@@ -159,13 +151,9 @@ def check_acceptance(check, generate, target, drafters, case, use_cache):
     for _ in range(case.draws):
         ids, rate = generated(check, generate, case.prompt, drafters[case.drafter], target,
                               **case.kwargs(use_cache), what=f"({label})")
-        rates.append(acceptance.as_fraction(rate))
+        rates.append(rate)
         outputs.append(tuple(ids))
-    law = acceptance.rate_law(target, drafters[case.drafter], case.prompt, case.gamma,
-                              case.length, case.processor, case.first_target)
-    check.test(f"acceptance rate ({label})", stats.goodness_of_fit(rates, law, "acceptance rate"),
-               rate_hint(rates, law, target, drafters[case.drafter], case))
-    sequence_tests(check, outputs, target, case)
+    check.judge("speculative_generate.acceptance_rate", rates, outputs, target, drafters[case.drafter], case)
 
 
 RATE_HINT = ("draft i is accepted with probability min(1, p_i(d_i) / q_i(d_i)), p and q being "
@@ -178,30 +166,10 @@ COUNTS_GAMMA_HINT = ("the rate divides by gamma drafts in every round, but a rou
                      "and some are impossible otherwise)")
 
 
-def rate_hint(rates: list, law: dict, target, drafter, case) -> str:
-    """COUNTS_GAMMA_HINT when the rates returned are explained by counting gamma per round
-    and not by the rule; the general hint otherwise."""
-    if not set(rates) - law.keys():
-        return RATE_HINT
-    gamma_law = acceptance.rate_law(target, drafter, case.prompt, case.gamma, case.length,
-                                    case.processor, case.first_target, acceptance.Rule(counts_gamma=True))
-    return COUNTS_GAMMA_HINT if set(rates) <= gamma_law.keys() else RATE_HINT
-
-
 def check_law(check, generate, target, drafters, case, use_cache):
     label = repr(case)
     check.seed_everything("law", label, use_cache)
     samples = [tuple(generated(check, generate, case.prompt, drafters[case.drafter], target,
                                **case.kwargs(use_cache), what=f"({label})")[0])
                for _ in range(case.draws)]
-    sequence_tests(check, samples, target, case)
-
-
-def sequence_tests(check, samples, target, case):
-    """The joint law of the outputs and the law of the token at each position."""
-    label = repr(case)
-    law = laws.sequence_law(target, case.prompt, case.length, case.processor, as_list(case.eos))
-    hint = ("the output must follow the target's law: accept draft i with probability "
-            "min(1, p_i/q_i), resample a rejection from max_fn(p_i - q_i), take the bonus from "
-            "p_k when all k drafts are accepted, and let the target choose the first token")
-    law_tests(check, samples, law, case.length, label, hint)
+    check.judge("speculative_generate.sequence_tests", samples, target, case)
