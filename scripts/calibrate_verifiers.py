@@ -108,7 +108,8 @@ def tail_accuracy(reps: int) -> None:
     ratios = {name: {} for name in SETTINGS}  # setting -> test kind -> ratios
     for case in CASES:
         count_law = verifier_laws.accepted_count_law(case.p, case.q)
-        tests = [("joint law", case.emission_law, case.draws), ("accepted count", count_law, case.draws),
+        tests = [("joint law", verifier_laws.emission_law(case.p, case.q), case.draws),
+                 ("accepted count", count_law, case.draws),
                  ("first token", verifier_laws.first_token_law(case.p), case.draws),
                  ("bonus token", verifier_laws.bonus_law(case.p), round(case.draws * count_law.get(case.k, 0)))]
         tests += [("correction, one stratum", law, round(case.draws * count_law.get(i, 0)))

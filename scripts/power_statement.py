@@ -76,8 +76,8 @@ def multi_draft_bugs(threshold: float) -> list[tuple]:
     for name, rule in tree_laws.MULTI_DRAFT_BUGS.items():
         pairs = []
         for case in multi_draft.CASES:
-            bug = rule(case.p, case.q, case.m)
-            tested = zip(tree_laws.multi_draft_tested(case.law), tree_laws.multi_draft_tested(bug))
+            exact, bug = tree_laws.multi_draft_law(case.p, case.q, case.m), rule(case.p, case.q, case.m)
+            tested = zip(tree_laws.multi_draft_tested(exact), tree_laws.multi_draft_tested(bug))
             pairs += [(f"{case.name}: {test}", case.draws, law, other) for (test, law), (_, other) in tested]
         rows.append((name, "multi_draft", *best_test(pairs, threshold, LAW_TEST["min_expected"])))
     return rows
@@ -137,7 +137,8 @@ def verifier_bugs(threshold: float) -> list[tuple]:
     for bug in verifier_laws.BUGS:
         pairs = []
         for case in speculative_sampling.CASES:
-            law, other = case.emission_law, verifier_laws.buggy_emission_law(case.p, case.q, bug)
+            law = verifier_laws.emission_law(case.p, case.q)
+            other = verifier_laws.buggy_emission_law(case.p, case.q, bug)
             for test, part in (("joint law of the emitted tokens", tuple), ("law of the accepted count",
                                lambda o: len(o) - 1), ("law of the first token", lambda o: o[0])):
                 pairs.append((f"{case.name}: {test}", case.draws, tree_laws.marginal(law, part),

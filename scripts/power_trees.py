@@ -59,8 +59,9 @@ def multi_draft_power() -> dict:
     for name, rule in tree_laws.MULTI_DRAFT_BUGS.items():
         rows = []
         for case in multi_draft.CASES:
+            exact = tree_laws.multi_draft_law(case.p, case.q, case.m)
             rows += [(case.name, test, test_power(law, alternative, case.draws, threshold))
-                     for (test, law), (_, alternative) in zip(tree_laws.multi_draft_tested(case.law),
+                     for (test, law), (_, alternative) in zip(tree_laws.multi_draft_tested(exact),
                                                               tree_laws.multi_draft_tested(rule(case.p, case.q, case.m)))]
         found[name] = (max(power for _, _, power in rows), rows)
     return found
@@ -141,8 +142,9 @@ def check_laws() -> dict:
 
     tests = {"multi_draft": [], "tree_generate": []}
     for case in multi_draft.CASES:
+        exact = tree_laws.multi_draft_law(case.p, case.q, case.m)
         tests["multi_draft"] += [(case.name, test, law, case.draws)
-                                 for test, law in tree_laws.multi_draft_tested(case.law)]
+                                 for test, law in tree_laws.multi_draft_tested(exact)]
     target, drafters = models()
     for case in tree_generate.LAW_CASES:
         eos, drafter = as_list(case.eos), drafters[case.drafter]

@@ -253,4 +253,4 @@ def test_each_multi_draft_bugs_exact_law_is_what_its_mutant_draws(name, tmp_path
     drafts = torch.multinomial(q, 20000 * case.m, replacement=True, generator=generator).view(-1, case.m)
     outcomes = [tuple(int(x) for x in module.multi_draft_sampling(p, q, d, generator)) for d in drafts]
     assert stats.goodness_of_fit(outcomes, tree_laws.MULTI_DRAFT_BUGS[name](case.p, case.q, case.m)).p_value > 1e-4
-    assert stats.goodness_of_fit(outcomes, case.law).p_value < 1e-4
+    assert stats.goodness_of_fit(outcomes, tree_laws.multi_draft_law(case.p, case.q, case.m)).p_value < 1e-4

@@ -5,9 +5,9 @@ The fixed (p, q) cases of the verifier checks are stacked into batches, one row 
 the returned pair (``[B]`` integer tensors on the inputs' device), p == q accepts every
 draft, a draft with p = 0 is never accepted, the generator is honoured, no host sync and
 no Python loop over rows or drafts (the count of torch calls does not grow with B or k);
-then, from the same rounds, each row's exact laws (``verifier_rounds.test_laws``) and
-the independence of a row and its twin (the joint law of their accepted counts and of
-their first tokens is the product of their laws).
+then, from the same rounds, each row's exact laws and the independence of a row and its
+twin (the joint law of their accepted counts and of their first tokens is the product of
+their laws): the decider's alone (grader/judges/batched_verify.py).
 """
 from collections import defaultdict
 
@@ -17,16 +17,12 @@ import torch
 from grader.checks import verifier_rounds as rounds
 from grader.checks.harness import CheckRun
 from grader.observers.host_syncs import HostSyncCounter, TorchCalls
-from grader.oracle import laws, stats, verifier_laws
 from grader.oracle.verifier_cases import build_cases, equal_distributions, zero_target_rounds
 
 LAW_DRAWS = 2000
 CASES = build_cases(LAW_DRAWS)
 SMALL_DRAWS = 20
 EQUAL_DRAWS = 250
-INDEPENDENCE_HINT = ("each row needs its own random numbers: draw the uniforms as a [B, k] "
-                     "tensor and sample each row's token with its own noise; a uniform shared "
-                     "by the rows (torch.rand(k) broadcast over B) ties their verdicts together")
 LOOP_HINT = ("work on whole [B, k] and [B, k+1, V] tensors: gather the drafts' probabilities, "
              "compare u * q < p, find each row's first rejection with argmax over dim 1 and "
              "pick each row's candidate row with gather; no `for` over rows or drafts")
@@ -152,18 +148,4 @@ def check_laws(check: CheckRun, verify, batch) -> None:
                        drafts, f"(B = {len(batch)} rows: {name})")
     outcomes = [[tuple(d[:j]) + (t,) for d, (j, t) in zip(drafts[:, row].tolist(), column)]
                 for row, column in enumerate(zip(*results))]
-    for row, case in enumerate(batch[:-1]):
-        rounds.test_laws(check, case, outcomes[row])
-    first, twin = outcomes[0], outcomes[-1]
-    case = batch[0]
-    counts = laws.product(verifier_laws.accepted_count_law(case.p, case.q),
-                          verifier_laws.accepted_count_law(case.p, case.q))
-    check.test(f"{case.name} and its twin row: accepted counts independent",
-               stats.goodness_of_fit([(len(a) - 1, len(b) - 1) for a, b in zip(first, twin)],
-                                     counts, "pair of accepted counts", **rounds.LAW_TEST),
-               INDEPENDENCE_HINT)
-    tokens = laws.product(verifier_laws.first_token_law(case.p), verifier_laws.first_token_law(case.p))
-    check.test(f"{case.name} and its twin row: first tokens independent",
-               stats.goodness_of_fit([(a[0], b[0]) for a, b in zip(first, twin)], tokens,
-                                     "pair of first tokens", **rounds.LAW_TEST),
-               INDEPENDENCE_HINT)
+    check.judge("laws_of_rows", batch, outcomes)

@@ -1,5 +1,6 @@
 """Check `speculative_sampling`: the returned pair, p == q, drafts with p = 0, the
-``generator`` argument, then the exact laws of its rounds over the fixed (p, q) cases."""
+``generator`` argument, then the exact laws of its rounds over the fixed (p, q) cases
+(the decider's alone: grader/judges/verifier_rounds.py)."""
 import torch
 
 from grader.checks import verifier_rounds as rounds
@@ -80,4 +81,4 @@ def check_laws(check: CheckRun, verify, case) -> None:
     check.seed_everything("laws", case.name)
     pairs = verified(check, verify, target, proposal, drafts, f"({case.name}, {dtype})")
     outcomes = [tuple(d[:j]) + (t,) for d, (j, t) in zip(drafts.tolist(), pairs)]
-    rounds.test_laws(check, case, outcomes)
+    check.judge("verifier_rounds.test_laws", case, outcomes)

@@ -1,10 +1,10 @@
-"""Shared by the checks of the two draft verifiers: drafts, batches of rounds, law tests.
+"""Shared by the checks of the draft verifiers: drafts, batches of rounds, their results.
 
 A round's outcome is the tuple of tokens it emits: the accepted drafts, then the one
 token drawn at the stop (a correction, or the bonus when all ``k`` were accepted). The
-checks draw the drafts from ``q`` themselves and compare the outcomes' laws with the
-closed forms of ``grader.oracle.verifier_laws``; they never compare individual draws, so a
-verifier may use its random numbers in any order.
+checks draw the drafts from ``q`` themselves; the decider's judge
+(grader/judges/verifier_rounds.py) compares the outcomes' laws with their closed forms,
+never individual draws, so a verifier may use its random numbers in any order.
 """
 import functools
 
@@ -12,34 +12,12 @@ import numpy as np
 import torch
 
 from grader.checks.harness import CheckRun
-from grader.oracle import stats, verifier_laws
-from grader.oracle.verifier_cases import Case
 
 # G-tests with every cell expected ≥ 20 times: simulated, their χ² tail holds where Holm's
 # thresholds lie (p ≈ 2e-5); Pearson's χ² with cells ≥ 5 overstates significance there
 # 2–3 times (a cell expected 5 times has a heavy upper tail), which would spend the
 # family error rate several times over.
 LAW_TEST = {"statistic": "log-likelihood", "min_expected": 20.0}
-JOINT_HINT = ("accept draft i with probability min(1, p_i(d)/q_i(d)); at the first rejection "
-              "draw one token from norm(max(0, p_i − q_i)) and stop; if all k drafts are accepted, "
-              "draw the bonus token from p_k.")
-TOO_MANY_ACCEPTED = ("more drafts are accepted than min(1, p/q) allows: the usual causes are the "
-                     "ratio q/p instead of p/q, counting acceptances after the first rejection "
-                     "instead of stopping there, a smoothed q, or one uniform for every draft "
-                     "(each draft needs its own: with one u, a draft is accepted whenever an "
-                     "earlier one with a smaller ratio was).")
-TOO_FEW_ACCEPTED = ("fewer drafts are accepted than min(1, p/q) gives: the usual causes are "
-                    "accepting only when p ≥ q (forgetting the random acceptance with probability "
-                    "p/q), the last rejection used instead of the first, or p and q taken from "
-                    "different rows.")
-FIRST_TOKEN_HINT = ("the first token must follow p_0 exactly, whatever the drafter proposes: an "
-                    "accepted draft contributes min(p, q), a correction max(0, p − q). A mismatch "
-                    "usually means the correction is not drawn from the residual, or acceptance "
-                    "uses the wrong ratio.")
-CORRECTION_HINT = ("after the first rejection, at position i, draw the token from the residual "
-                   "norm(max(0, p_i − q_i)) of that same row, with a fresh random number. Drawing it "
-                   "from p_i, from q_i − p_i, from another row, or with the uniform that decided the "
-                   "rejection (it is conditioned to be ≥ p/q) gives this pattern.")
 EQUAL_HINT = ("min(1, p/q) = 1 when p == q: accept when u · q < p (or u < p/q) with u in [0, 1); "
               "a test like u < p/q − ε, a smoothed or clamped q, or a residual of zeros sampled "
               "anyway, rejects drafts it must accept")
@@ -58,8 +36,6 @@ ZERO_TARGET_MESSAGE = ("in these rounds draft 0 has p == q (always accepted) and
                        "(never accepted), so every round must stop at position 1")
 ZERO_TARGET_HINT = ("accept iff u · q < p: with p = 0 this is never true, whereas u <= p/q accepts "
                     "a p = 0 draft whenever u is 0")
-BONUS_HINT = ("when all k drafts are accepted, the bonus token comes from the last target row "
-              "p_k (target_dists[k]), not from p_(k−1) and not from a residual.")
 
 
 def draw_drafts(check: CheckRun, q: np.ndarray, draws: int, *key) -> torch.Tensor:
@@ -133,42 +109,3 @@ def check_generator(check: CheckRun, answers_with, calls: int) -> None:
                   f"answers in {differ} calls",
                   "pass generator=generator to every random call (torch.rand, torch.multinomial, "
                   "Tensor.exponential_); a call without it draws from the global generator")
-
-
-def test_laws(check: CheckRun, case: Case, outcomes: list[tuple]) -> None:
-    """Record the law tests of one case; ``outcomes`` are the emitted-token tuples."""
-    p, q, k = case.p, case.q, case.k
-    check.test(f"{case.name}: joint law of the emitted tokens",
-               stats.goodness_of_fit(outcomes, case.emission_law, "emitted sequence", show_tokens,
-                                     **LAW_TEST),
-               JOINT_HINT)
-
-    counts = [len(o) - 1 for o in outcomes]
-    count_law = verifier_laws.accepted_count_law(p, q)
-    expected_mean = sum(j * prob for j, prob in count_law.items())
-    result = stats.goodness_of_fit(counts, count_law, "accepted count", **LAW_TEST)
-    result.message += (f"; mean {np.mean(counts):.3f} accepted, exact {expected_mean:.3f} "
-                       f"(acceptance rates Σ min(p_i, q_i) = "
-                       f"{', '.join(f'{a:.3f}' for a in verifier_laws.acceptance_rates(p, q))})")
-    check.test(f"{case.name}: law of the accepted count", result,
-               TOO_MANY_ACCEPTED if np.mean(counts) > expected_mean else TOO_FEW_ACCEPTED)
-
-    check.test(f"{case.name}: law of the first token (must be p_0)",
-               stats.goodness_of_fit([o[0] for o in outcomes], verifier_laws.first_token_law(p),
-                                     "first token", **LAW_TEST), FIRST_TOKEN_HINT)
-
-    corrections = [(len(o) - 1, o[-1]) for o in outcomes if len(o) <= k]
-    check.test(f"{case.name}: law of the correction token given the stop position",
-               stats.conditional_goodness_of_fit(corrections, verifier_laws.correction_laws(p, q),
-                                                 "correction token", "stop position", **LAW_TEST),
-               CORRECTION_HINT)
-
-    bonuses = [o[-1] for o in outcomes if len(o) == k + 1]
-    if bonuses:
-        check.test(f"{case.name}: law of the bonus token (all {k} accepted)",
-                   stats.goodness_of_fit(bonuses, verifier_laws.bonus_law(p), "bonus token", **LAW_TEST),
-                   BONUS_HINT)
-
-
-def show_tokens(tokens: tuple) -> str:
-    return " ".join(map(str, tokens))

@@ -1,6 +1,7 @@
 """Check `speculative_decoding_verify` (the numpy warm-up): the list it returns, inputs
 given as lists, p == q, drafts with p = 0, then the exact laws of its rounds over the
-fixed (p, q) cases. It draws from numpy's global generator, which the check seeds."""
+fixed (p, q) cases (the decider's alone: grader/judges/verifier_rounds.py). It draws from
+numpy's global generator, which the check seeds."""
 import numpy as np
 
 from grader.checks import verifier_rounds as rounds
@@ -92,4 +93,4 @@ def check_laws(check: CheckRun, verify, case) -> None:
     drafts = rounds.draw_drafts(check, case.q, case.draws, case.name).tolist()
     check.seed_everything("laws", case.name)
     outcomes = verified(check, verify, case.p, case.q, drafts, f"({case.name})")
-    rounds.test_laws(check, case, outcomes)
+    check.judge("verifier_rounds.test_laws", case, outcomes)

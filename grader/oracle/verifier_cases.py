@@ -8,11 +8,8 @@ zeros under the drafter's mass, and one-hot rows (greedy decoding). The cases ar
 (built from a constant seed), so the power measured for them is the power of the check.
 """
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
-
-from grader.oracle import verifier_laws
 
 CONSTRUCTION_SEED = 20230517
 
@@ -31,10 +28,6 @@ class Case:
     @property
     def vocab(self) -> int:
         return self.p.shape[-1]
-
-    @cached_property
-    def emission_law(self) -> dict:
-        return verifier_laws.emission_law(self.p, self.q)
 
 
 def dirichlet(rng, rows: int, vocab: int, concentration: float) -> np.ndarray:

@@ -1,0 +1,30 @@
+"""The batched_verify check's expected values: each row's exact laws (those of one round,
+grader/judges/verifier_rounds.py), and the product law of a row and its twin."""
+from grader.checks.harness import CheckRun
+from grader.checks.verifier_rounds import LAW_TEST
+from grader.judges.verifier_rounds import test_laws
+from grader.oracle import laws, stats, verifier_laws
+
+INDEPENDENCE_HINT = ("each row needs its own random numbers: draw the uniforms as a [B, k] "
+                     "tensor and sample each row's token with its own noise; a uniform shared "
+                     "by the rows (torch.rand(k) broadcast over B) ties their verdicts together")
+
+
+def laws_of_rows(check: CheckRun, batch: list, outcomes: list[list[tuple]]) -> None:
+    """Each row's law tests (``outcomes[row]``: its rounds' emitted-token tuples), then the
+    first row against its twin, the last row: their accepted counts and first tokens."""
+    for case, rows in zip(batch[:-1], outcomes):
+        test_laws(check, case, rows)
+    first, twin = outcomes[0], outcomes[-1]
+    case = batch[0]
+    counts = laws.product(verifier_laws.accepted_count_law(case.p, case.q),
+                          verifier_laws.accepted_count_law(case.p, case.q))
+    check.test(f"{case.name} and its twin row: accepted counts independent",
+               stats.goodness_of_fit([(len(a) - 1, len(b) - 1) for a, b in zip(first, twin)],
+                                     counts, "pair of accepted counts", **LAW_TEST),
+               INDEPENDENCE_HINT)
+    tokens = laws.product(verifier_laws.first_token_law(case.p), verifier_laws.first_token_law(case.p))
+    check.test(f"{case.name} and its twin row: first tokens independent",
+               stats.goodness_of_fit([(a[0], b[0]) for a, b in zip(first, twin)], tokens,
+                                     "pair of first tokens", **LAW_TEST),
+               INDEPENDENCE_HINT)
