@@ -7,6 +7,7 @@ import torch
 
 from grader import exercises
 from grader.checks import distillation_loss as loss_check
+from grader.judges import distillation_loss as loss_judge
 from grader.selftest import mutants
 from grader.selftest.in_process import replayed
 from grader.verdict import FAILED, format_text
@@ -38,9 +39,9 @@ REASONS = {  # mutant -> the property its first finding must name, and words of 
 def test_closed_form_gradients_equal_autograd_of_the_formulas(kind, temperature):
     target, draft = loss_check.hand_made_logits()
     draft = draft.clone().requires_grad_(True)
-    value = loss_check.expected_value(target, draft, kind, temperature)
+    value = loss_judge.expected_value(target, draft, kind, temperature)
     (autograd,) = torch.autograd.grad(value, draft)
-    closed = loss_check.expected_gradient(target, draft.detach(), kind, temperature)
+    closed = loss_judge.expected_gradient(target, draft.detach(), kind, temperature)
     assert torch.allclose(autograd, closed, rtol=0, atol=1e-13), (autograd - closed).abs().max()
     reference = distill.distillation_loss(target, draft.detach(), kind, temperature)
     assert float(reference) == pytest.approx(float(value.detach()), abs=1e-14)

@@ -1,0 +1,104 @@
+"""The distillation_loss check's expected values: each kind's value by its textbook formula,
+what a wrong value equals when it is a usual mistake, and the gradient's closed form.
+
+The closed forms, with ``p = softmax(t / T)``, ``q = softmax(z / T)`` and the loss the mean
+over ``N`` positions, are ``∂/∂z = q ⊙ (a − Σ q a) / (T N)`` for the drafter's ``a = ∂/∂q``:
+``a = −p / q`` (forward KL; the product is ``(q − p) / (T N)``), ``a = log q − log p``
+(reverse KL), ``a = ½ log(q / m)`` (JSD, ``m = (p + q) / 2``), ``a = ½ sign(q − p)`` (TV).
+``tests/test_distill.py`` checks them against autograd of the formulas.
+"""
+import math
+
+import torch
+
+from grader.checks.distillation_loss import KINDS
+from grader.checks.harness import CheckRun
+
+TOLERANCE = 1e-10  # float64: a right loss agrees to rounding (about 1e-15)
+
+
+def loss_value(check: CheckRun, kind: str, name: str, target_logits, draft_logits, temperature: float,
+               got: float, hint: str) -> None:
+    """Require the learner's loss ``got`` to equal ``expected_value`` to TOLERANCE; a wrong
+    one that equals a usual mistake names it."""
+    expected = float(expected_value(target_logits, draft_logits, kind, temperature))
+    wrong = abs(got - expected) > TOLERANCE
+    mistake = named_mistake(got, target_logits, draft_logits, kind, temperature) if wrong else ""
+    check.require(f"value ({kind}, {name})", not wrong,
+                  f"gave {got:.10f} (kind {kind!r}, {name}); the formula gives {expected:.10f}{mistake}", hint)
+
+
+def gradient(check: CheckRun, kind: str, target_logits, draft_logits, draft_grad, hint: str) -> None:
+    """Require the gradient that reached the drafter's logits (None: none did) to equal
+    ``expected_gradient`` at temperature 1, to 1e-9."""
+    if draft_grad is None:
+        check.require(f"gradient of the drafter's logits ({kind})", False,
+                      f"no gradient reached draft_logits (kind {kind!r}): the loss must be a "
+                      "differentiable function of them", hint)
+        return
+    expected = expected_gradient(target_logits, draft_logits, kind, 1.0)
+    gap = float((draft_grad.double() - expected).abs().max())
+    table = [["position", "your gradient", "closed form"]] + [
+        [str(i), str([round(x, 5) for x in g]), str([round(x, 5) for x in e])]
+        for i, (g, e) in enumerate(zip(draft_grad.tolist(), expected.tolist()))]
+    check.require(f"gradient of the drafter's logits ({kind})", gap <= 1e-9,
+                  f"the gradient that reached draft_logits differs from the closed form by "
+                  f"{gap:.3g} (kind {kind!r})", hint, table)
+
+
+def expected_value(target_logits, draft_logits, kind: str, temperature: float) -> torch.Tensor:
+    """The loss by its textbook formula, from probabilities, in float64."""
+    return per_position(log_probabilities(target_logits, temperature),
+                        log_probabilities(draft_logits, temperature), kind).mean()
+
+
+def log_probabilities(logits: torch.Tensor, temperature: float) -> torch.Tensor:
+    return (logits / temperature).softmax(-1).log()
+
+
+def per_position(log_p: torch.Tensor, log_q: torch.Tensor, kind: str) -> torch.Tensor:
+    """The divergence of ``kind`` at each position, written with ``p = exp(log_p)`` and
+    ``q = exp(log_q)`` (which the named mistakes below feed with other things than logs)."""
+    p, q = log_p.exp(), log_q.exp()
+    m = (p + q) / 2
+    return {
+        "forward_kl": (p * (log_p - log_q)).sum(-1),
+        "reverse_kl": (q * (log_q - log_p)).sum(-1),
+        "jsd": 0.5 * (p * (log_p - m.log())).sum(-1) + 0.5 * (q * (log_q - m.log())).sum(-1),
+        "total_variation": 0.5 * (p - q).abs().sum(-1),
+    }[kind]
+
+
+def named_mistake(value: float, target_logits, draft_logits, kind: str, temperature: float) -> str:
+    """What a wrong value equals, when it equals the formula with a usual mistake ("" if none):
+    another kind (KL's directions swapped), a sum over positions, no temperature, raw logits
+    taken for log-probabilities, twice the value."""
+    log_p, log_q = log_probabilities(target_logits, temperature), log_probabilities(draft_logits, temperature)
+    positions = math.prod(log_p.shape[:-1])
+    right = float(per_position(log_p, log_q, kind).mean())
+    swapped = {"forward_kl": "p and q swapped: KL(q‖p) is the reverse KL",
+               "reverse_kl": "p and q swapped: KL(p‖q) is the forward KL"}.get(kind, "")
+    candidates = [(float(per_position(log_p, log_q, other).mean()),
+                   f"the value of {other}" + (f" ({swapped})" if swapped and "kl" in other else ""))
+                  for other in KINDS if other != kind]
+    candidates += [(right * positions, f"the formula summed over the {positions} positions, not averaged"),
+                   (float(per_position(target_logits / temperature, draft_logits / temperature, kind).mean()),
+                    "the formula on raw logits: they are log-probabilities only after log_softmax"),
+                   (2 * right, "twice the formula" + (": total variation has a ½ in front"
+                                                      if kind == "total_variation" else ""))]
+    if temperature != 1.0:
+        candidates.append((float(per_position(log_probabilities(target_logits, 1.0),
+                                              log_probabilities(draft_logits, 1.0), kind).mean()),
+                           "the formula at temperature 1: both logits must be divided by the temperature"))
+    return next((f"; yours equals {what}" for expected, what in candidates
+                 if abs(value - expected) <= 1e-9 * max(1.0, abs(expected))), "")
+
+
+def expected_gradient(target_logits, draft_logits, kind: str, temperature: float) -> torch.Tensor:
+    """The closed-form gradient of the mean loss with respect to ``draft_logits``."""
+    p = (target_logits / temperature).softmax(-1)
+    q = (draft_logits / temperature).softmax(-1)
+    a = {"forward_kl": -p / q, "reverse_kl": q.log() - p.log(), "jsd": 0.5 * (2 * q / (p + q)).log(),
+         "total_variation": 0.5 * torch.sign(q - p)}[kind]
+    positions = math.prod(q.shape[:-1])
+    return q * (a - (q * a).sum(-1, keepdim=True)) / (temperature * positions)

@@ -1,0 +1,41 @@
+"""The on_policy_batch check's expected values: the target's logits over the returned ids,
+and the exact laws of the continuations (grader/oracle/laws.py's enumeration)."""
+import torch
+
+from grader.checks.harness import CheckRun
+from grader.checks.on_policy_batch import LENGTH, PROMPTS
+from grader.oracle import laws, stats
+from solutions.sampling import MultinomialProcessor
+
+TOLERANCE = 1e-9
+LOGITS_HINT = ("target_logits[b, i] predicts token P + i of row b: one target forward over the whole ids "
+               "[B, P + length] and its logits[:, P − 1 : −1].")
+LAW_HINT = ("the rows marked from_target = False must be continued by the drafter, sampled at T = 1 "
+            "from softmax(drafter(ids).logits[:, -1]) token by token, and the others by the target: "
+            "on-policy data is the drafter's own text, so that training sees the positions speculative "
+            "decoding drafts. Text continued by the target (or fixed text) under a drafter's label is "
+            "off-policy.")
+
+
+def target_logits(check: CheckRun, target, ids: torch.Tensor, prompt_length: int, logits: torch.Tensor) -> None:
+    """Require the returned ``logits`` to be the target's forward over ``ids`` at the
+    continuation's positions, to TOLERANCE."""
+    with torch.no_grad():
+        expected = target(ids).logits[:, prompt_length - 1 : -1]
+    gap = float((logits.double() - expected).abs().max())
+    check.require("the target's logits at every continuation position", gap <= TOLERANCE,
+                  f"target_logits differ from the target's forward over ids by {gap:.3g}", LOGITS_HINT)
+
+
+def continuation_laws(check: CheckRun, target, drafter, prompts: torch.Tensor, ids: torch.Tensor,
+                      from_target: torch.Tensor) -> None:
+    """The rows marked from the drafter follow the drafter's exact law given their prompt
+    (T = 1), the others the target's."""
+    t1 = MultinomialProcessor(temperature=1.0)
+    continuations = [tuple(row) for row in ids[:, prompts.shape[1]:].tolist()]
+    for model, label, flag in ((drafter, "drafter", False), (target, "target", True)):
+        law = {tuple(prompt): laws.sequence_law(model, prompt, LENGTH, t1, []) for prompt in PROMPTS}
+        pairs = [(tuple(prompt), outcome) for prompt, outcome, marked in
+                 zip(prompts.tolist(), continuations, from_target.tolist()) if marked == flag]
+        check.test(f"the rows marked from the {label} follow the {label}'s law",
+                   stats.conditional_goodness_of_fit(pairs, law, "continuation", "prompt"), LAW_HINT)

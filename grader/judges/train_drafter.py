@@ -1,0 +1,149 @@
+"""The train_drafter check's expected values: the contract's steps, replayed on the check's
+fixed text, and the exact divergence and α of a drafter at held-out positions, enumerated
+over every continuation the target can give them (as grader/oracle/laws.py enumerates)."""
+import copy
+import functools
+import itertools
+import math
+
+import torch
+from scipy import stats as scipy_stats
+
+from grader.checks.harness import CheckRun
+from grader.checks.train_drafter import (HELD_OUT, IMPROVE_HINT, LENGTH, PROMPT_LENGTH, ROWS_PER_HELD_OUT,
+                                         SETTINGS, STEPS, models, parameters_of)
+from grader.oracle import stats
+from solutions.distill import distillation_loss, divergence
+
+STEP_TOLERANCE = 1e-9  # float64 weights: the same steps agree to rounding (about 1e-16)
+STEP_HINT = ("one step is: the drafter's logits at positions P − 1 … −2 (those that predict the "
+             "continuation, as the target's), distillation_loss(target_logits, draft_logits, kind), "
+             "optimizer.zero_grad(), loss.backward(), clip_grad_norm_(drafter.parameters(), 1.0), "
+             "optimizer.step(), with one AdamW(drafter.parameters(), lr=lr) made before the first step.")
+LATE_HINT = ("logits[:, t] predicts token t + 1, so the drafter's predictions of the continuation sit at "
+             "positions P − 1 … −2, the same slice as the target's: [:, P − 1 : −1], not [:, P:].")
+ACCUMULATE_HINT = ("backward() adds to .grad: without optimizer.zero_grad() before it, each step's gradient "
+                   "is the sum of every step's so far, and the optimiser follows stale directions.")
+REPORT_HINT = ("report α as the mean of expected_acceptance(p, q) over the held-out rows continued LENGTH "
+               "tokens by the target (sampled once, before training) and every continuation position, q from "
+               "the drafter as it is at that step, in eval mode.")
+
+
+def steps(check: CheckRun, target, row: torch.Tensor, kind: str, got: dict) -> None:
+    """The drafter's weights ``got`` after one step and after three (``{steps: weights}``) on
+    batches of ``row`` ``[P + LENGTH]`` against ``reference_steps``; a mismatch that matches a
+    known bug names it."""
+    _, start = models()
+    gap = {steps: difference(got[steps], reference_steps(start, target, row, steps, kind)) for steps in (1, 3)}
+    late = difference(got[1], reference_steps(start, target, row, 1, kind, late=True))
+    one = f"one step is the contract's step ({kind})"
+    if late <= STEP_TOLERANCE < gap[1]:
+        check.require(one, False, f"after one step the drafter's weights differ from the contract's by "
+                      f"{gap[1]:.3g}, and equal those of a step whose drafter logits are one position late",
+                      LATE_HINT)
+    else:
+        check.require(one, gap[1] <= STEP_TOLERANCE, f"after one step the drafter's weights differ from "
+                      f"the contract's by up to {gap[1]:.3g}", STEP_HINT)
+    three = f"three steps, each with its own gradient ({kind})"
+    if gap[1] <= STEP_TOLERANCE < gap[3]:
+        accumulated = difference(got[3], reference_steps(start, target, row, 3, kind, accumulate=True))
+        named = accumulated <= STEP_TOLERANCE
+        check.require(three, False, f"after three steps the drafter's weights differ from the contract's by "
+                      f"{gap[3]:.3g}" + (", and equal those of steps whose gradients accumulate" if named else ""),
+                      ACCUMULATE_HINT if named else STEP_HINT)
+    else:
+        check.require(three, gap[3] <= STEP_TOLERANCE or gap[1] > STEP_TOLERANCE,
+                      f"after three steps the drafter's weights differ from the contract's by {gap[3]:.3g}",
+                      STEP_HINT)
+
+
+def reference_steps(drafter, target, row: torch.Tensor, steps: int, kind: str, late: bool = False,
+                    accumulate: bool = False) -> dict:
+    """The weights of a copy of ``drafter`` after ``steps`` of the contract's steps on batches
+    of ``row`` ``[P + LENGTH]`` repeated; ``late`` and ``accumulate`` make the two known bugs."""
+    drafter = copy.deepcopy(drafter)
+    ids = row.expand(SETTINGS["batch_size"], -1)
+    start = PROMPT_LENGTH - 1 + int(late)
+    with torch.no_grad():
+        target_logits = target(ids).logits[:, PROMPT_LENGTH - 1 : -1]
+    optimizer = torch.optim.AdamW(drafter.parameters(), lr=SETTINGS["lr"])
+    for _ in range(steps):
+        draft_logits = drafter(ids).logits[:, start : start + LENGTH]
+        loss = distillation_loss(target_logits, draft_logits, kind)
+        if not accumulate:
+            optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(drafter.parameters(), 1.0)
+        optimizer.step()
+    return parameters_of(drafter)
+
+
+def difference(weights: dict, expected: dict) -> float:
+    """The largest difference between two sets of the drafter's weights (same names, checked)."""
+    return max(float((weights[name].double() - value.double()).abs().max()) for name, value in expected.items())
+
+
+def improvement(check: CheckRun, target, drafter, kind: str, label: str, history: dict[int, float]) -> None:
+    """The trained ``drafter`` against a fresh one: the exact divergence of ``kind`` lowered,
+    the exact α raised, and the α reported at the first and last step (``history``) agreeing
+    with the exact α."""
+    enumerated = enumeration(target)
+    before, after = enumerated.measure(models()[1], kind), enumerated.measure(drafter, kind)
+    numbers = (f"after {STEPS} steps, the exact mean {kind} at held-out positions went from "
+               f"{before['divergence']:.4f} to {after['divergence']:.4f} and α from {before['alpha']:.4f} "
+               f"to {after['alpha']:.4f}")
+    check.note(f"{label}: {numbers}")
+    check.require(f"lowers the divergence ({label})", after["divergence"] < before["divergence"], numbers,
+                  IMPROVE_HINT)
+    check.require(f"raises α at held-out positions ({label})", after["alpha"] > before["alpha"], numbers,
+                  IMPROVE_HINT)
+    for step, measured in ((0, before), (STEPS, after)):
+        check.test(f"reported α at step {step} agrees with the exact α ({label})",
+                   agreement(history[step], measured), REPORT_HINT)
+
+
+def agreement(value: float, measured: dict) -> stats.TestResult:
+    """Two-sided z-test of a reported α (a mean over rows) against the exact α."""
+    z = (value - measured["alpha"]) / measured["alpha_sd"]
+    p_value = float(2 * scipy_stats.norm.sf(abs(z)))
+    return stats.TestResult(p_value, z, len(HELD_OUT) * ROWS_PER_HELD_OUT,
+                            f"reported α {value:.4f}, exact {measured['alpha']:.4f} (standard error "
+                            f"{measured['alpha_sd']:.4f}, z = {z:.1f})")
+
+
+class Enumeration:
+    """Every continuation of ``LENGTH`` tokens of each held-out prompt, with its probability
+    under the target and the target's distributions along it: exact expectations."""
+
+    def __init__(self, target):
+        vocab = target.config.vocab_size
+        continuations = torch.tensor(list(itertools.product(range(vocab), repeat=LENGTH)))
+        self.inputs, self.weights, self.p = [], [], []
+        with torch.no_grad():
+            for prompt in HELD_OUT:
+                ids = torch.cat([torch.tensor(prompt).expand(len(continuations), -1), continuations], dim=1)
+                p = target(ids[:, :-1]).logits[:, len(prompt) - 1 :].softmax(-1)  # [V^L, L, V]
+                weight = p.gather(-1, continuations.unsqueeze(-1)).squeeze(-1).prod(-1)  # [V^L]
+                self.inputs.append(ids[:, :-1])
+                self.weights.append(weight)
+                self.p.append(p)
+
+    @torch.no_grad()
+    def measure(self, drafter, kind: str) -> dict:
+        """Exact mean α and divergence per position, and the standard error of α as the loop
+        estimates it (the mean over ``ROWS_PER_HELD_OUT`` sampled rows of each prompt)."""
+        alpha = spread = chosen = 0.0
+        for inputs, weight, p in zip(self.inputs, self.weights, self.p):
+            log_q = drafter(inputs).logits[:, -LENGTH:].log_softmax(-1)
+            row_alpha = torch.minimum(p, log_q.exp()).sum(-1).mean(-1)  # [V^L]: α averaged along a row
+            mean = float((weight * row_alpha).sum())
+            alpha += mean / len(HELD_OUT)
+            spread += float((weight * (row_alpha - mean) ** 2).sum()) / ROWS_PER_HELD_OUT / len(HELD_OUT) ** 2
+            chosen += float((weight * divergence(p.log(), log_q, kind).mean(-1)).sum()) / len(HELD_OUT)
+        return {"alpha": alpha, "alpha_sd": math.sqrt(spread), "divergence": chosen}
+
+
+@functools.lru_cache(maxsize=1)
+def enumeration(target) -> Enumeration:
+    """The ``Enumeration`` of the check's target, made once for all its runs."""
+    return Enumeration(target)
