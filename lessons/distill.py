@@ -65,10 +65,11 @@ def distillation_loss(target_logits: torch.Tensor, draft_logits: torch.Tensor, k
     Any other ``kind``: ``ValueError`` naming the kinds (``KINDS``). The target is the
     teacher: its side is a constant, so no gradient may reach ``target_logits``.
 
-    Hint: ``log_p = (target_logits.detach() / temperature).log_softmax(-1)``, the same for
-    ``log_q`` without ``detach``: log-probabilities, never raw logits, in the formulas; then
-    ``divergence(log_p, log_q, kind).mean()`` (its step, below, with ``kl``).
-    ``torch.logaddexp(log_p, log_q) − log 2`` is ``log m``.
+    Hint: the formulas take distributions, not logits. Turn each side into
+    log-probabilities at the temperature (stable, and what ``divergence`` takes), and keep
+    the teacher's side out of the graph. Write each formula once per position, in
+    ``divergence`` and ``kl`` (below), and average here. For the JSD, ``log m`` can be had
+    from ``log_p`` and ``log_q`` without leaving log space: look at ``torch.logaddexp``.
     """
     raise NotImplementedError
 
@@ -103,8 +104,10 @@ def on_policy_batch(drafter, target, prompts: torch.Tensor, length: int, target_
     ``P + i`` of row ``b`` given the tokens before it, computed without a graph.
     ``target_fraction`` outside ``[0, 1]``: ``ValueError``.
 
-    Hint: ``sample_continuations`` (below) twice, ``torch.cat`` the two parts, one target
-    forward over all rows under ``torch.no_grad()``, and keep ``logits[:, P − 1 : −1]``.
+    Hint: decide first how many rows each model continues; each part is then continued by
+    its own model with the provided sampler (below), and every row is labelled by the
+    target in one forward that builds no graph. Which logits predict token ``P + i``: see
+    "Positions" at the top of this module.
     """
     raise NotImplementedError
 
@@ -117,7 +120,8 @@ def train_drafter(drafter, target, prompts: torch.Tensor, held_out: torch.Tensor
 
     Each of ``steps`` steps draws ``batch_size`` rows (``torch.randint`` with ``generator``):
     on-policy, prompts from ``prompts`` ``[M, P]`` continued by ``on_policy_batch``;
-    otherwise windows of the fixed ``texts`` ``[M, P + length]`` (wrong or missing:
+    otherwise whole rows of the fixed ``texts`` ``[M, P + length]`` (no sliding window: a
+    step takes ``batch_size`` of its rows as they are; texts wrong or missing:
     ``ValueError``), labelled by the target under ``torch.no_grad()``. The drafter's logits
     at the ``length`` continuation positions go into ``distillation_loss(…, kind)``;
     ``torch.optim.AdamW(drafter.parameters(), lr=lr)``, gradients clipped to norm 1

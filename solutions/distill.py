@@ -99,8 +99,8 @@ def train_drafter(drafter, target, prompts: torch.Tensor, held_out: torch.Tensor
     """Distil ``target`` into ``drafter`` (in place); returns ``[(step, α), ...]``.
 
     Each of ``steps`` steps draws ``batch_size`` rows: on-policy, prompts from ``prompts``
-    ``[M, P]`` continued by ``on_policy_batch``; otherwise windows of the fixed ``texts``
-    ``[M, P + length]``, labelled by the target. The drafter's logits at the ``length``
+    ``[M, P]`` continued by ``on_policy_batch``; otherwise whole rows of the fixed ``texts``
+    ``[M, P + length]`` (no sliding window), labelled by the target. The drafter's logits at the ``length``
     continuation positions go into ``distillation_loss(…, kind)``; AdamW at ``lr``,
     gradients clipped to norm 1. α is measured at step 0, every ``eval_every`` steps and
     after the last one: the mean ``expected_acceptance`` along continuations of

@@ -35,7 +35,7 @@ SETTINGS = dict(length=LENGTH, batch_size=8, lr=1e-2, eval_every=EVAL_EVERY)
 RUNS = [(kind, True) for kind in KINDS] + [("forward_kl", False)]
 PROMPT_LENGTH = 2
 STEP_KINDS = ("forward_kl", "total_variation")  # a smooth loss and a kinked one
-IMPROVE_HINT = ("each step: a batch of rows (on_policy_batch, or windows of texts), the drafter's logits at "
+IMPROVE_HINT = ("each step: a batch of rows (on_policy_batch, or whole rows of texts), the drafter's logits at "
                 "positions P − 1 … −2 against the target's, distillation_loss(…, kind), zero_grad, backward, "
                 "clip_grad_norm_(drafter.parameters(), 1.0), and a step of AdamW over drafter.parameters() "
                 "(not the target's: it is the teacher and never changes).")
