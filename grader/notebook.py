@@ -66,25 +66,27 @@ def _cell_number() -> int | None:
 class CheckResult:
     """Verdicts that print as text and show as coloured HTML in Jupyter."""
 
-    def __init__(self, verdicts: list[Verdict]):
-        self.verdicts = verdicts
+    def __init__(self, verdicts: list[Verdict], hints: int = 1):
+        self.verdicts, self.hints = verdicts, hints
 
     @property
     def passed(self) -> bool:
         return all(v.passed for v in self.verdicts)
 
     def __repr__(self) -> str:
-        return "\n".join(format_text(v, timing=False) for v in self.verdicts)
+        return "\n".join(format_text(v, timing=False, hints=self.hints) for v in self.verdicts)
 
     def _repr_html_(self) -> str:
-        return "".join(format_html(v) for v in self.verdicts)
+        return "".join(format_html(v, hints=self.hints) for v in self.verdicts)
 
 
 def check(*exercise_ids: str, impl: str | None = None, seed: int = 0,
-          timeout: float | None = None) -> CheckResult:
+          timeout: float | None = None, hint: int = 1) -> CheckResult:
+    """The verdicts of ``exercise_ids`` (all by default); ``hint``: how many levels of each
+    hint to show, the idea first, then closer to the code."""
     impl = impl or current_impl()
     implementation.locate(impl)  # raises ImplementationNotFound, saying what was expected
     selected = [exercises.get(e) for e in exercise_ids] or [e for e in exercises.EXERCISES if e.check]
     verdicts = list(run_isolated([e.id for e in selected], impl, seed, timeout))
     progress.record(verdicts, impl, exercises.BY_ID)
-    return CheckResult(verdicts)
+    return CheckResult(verdicts, hint)

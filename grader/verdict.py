@@ -13,6 +13,7 @@ SYMBOLS = {PASSED: "✔", FAILED: "✘", NOT_STARTED: "·", NOT_DEFINED: "?", ER
 COLOURS = {PASSED: "#1a7f37", FAILED: "#cf222e", ERROR: "#cf222e", NOT_STARTED: "#6e7781",
            NOT_DEFINED: "#9a6700"}
 SHOWN_FINDINGS = 3
+Hint = str | tuple[str, ...]  # a hint, or its levels: the idea first, then closer to the code
 
 
 @dataclass
@@ -26,6 +27,13 @@ class Finding:
     statistic: float | None = None
     p_value: float | None = None
     draws: int | None = None
+    more_hints: list[str] = field(default_factory=list)  # the hint's next levels (--hint N)
+
+    @classmethod
+    def hinted(cls, prop: str, message: str, hint: Hint = "", table=None, **numbers) -> "Finding":
+        """A Finding whose ``hint`` may come in levels: the first is shown, the rest on asking."""
+        levels = [hint] if isinstance(hint, str) else list(hint)
+        return cls(prop, message, levels[0] if levels else "", table, **numbers, more_hints=levels[1:])
 
 
 @dataclass
@@ -99,14 +107,15 @@ def listed(properties: list[str]) -> str:
     return "; ".join(", ".join(names) + (f" {case}" if case else "") for names, case in groups)
 
 
-def format_text(verdict: Verdict, verbose: bool = False, timing: bool = True) -> str:
-    """A deterministic block of text (nbval compares it when ``timing`` is False)."""
+def format_text(verdict: Verdict, verbose: bool = False, timing: bool = True, hints: int = 1) -> str:
+    """A deterministic block of text (nbval compares it when ``timing`` is False), with
+    ``hints`` levels of each hint."""
     head = f"{SYMBOLS[verdict.status]} {verdict.exercise}: {verdict.status}"
     if timing and verdict.seconds:
         head += f" ({verdict.seconds:.1f}s)"
     lines = [head, f"  {verdict.summary}"]
     findings = verdict.findings if verbose else verdict.findings[:SHOWN_FINDINGS]
-    previous_case, hinted = "", {}  # hint -> the first property shown with it
+    previous_case, hinted, deeper = "", {}, False  # hint -> the first property shown with it
     for finding in findings:
         name, case = split_case(finding.property)
         shown = f"{name} (same case)" if case and case == previous_case else finding.property
@@ -122,9 +131,15 @@ def format_text(verdict: Verdict, verbose: bool = False, timing: bool = True) ->
         elif finding.hint:
             hinted[finding.hint] = name
             lines.append(f"    hint: {finding.hint}")
+            lines.extend(f"    hint {level}: {text}"
+                         for level, text in enumerate(finding.more_hints[:hints - 1], start=2))
+            deeper = deeper or len(finding.more_hints) >= hints
     hidden = len(verdict.findings) - len(findings)
     if hidden:
         lines.append(f"  (+{hidden} more; -v shows all)")
+    if deeper:
+        lines.append(f"  (the next level of hints, closer to the code: --hint {hints + 1}, or "
+                     f"hint={hints + 1} in a notebook)")
     if verdict.output:
         lines.append("  your code printed:")
         lines.extend("    | " + line for line in verdict.output.splitlines())
@@ -149,9 +164,9 @@ def power_statement(detectable: list[tuple[str, float]]) -> str:
             f"{low:.3f} ({strongest}) to {high:.3f} ({weakest})")
 
 
-def format_html(verdict: Verdict, verbose: bool = False) -> str:
+def format_html(verdict: Verdict, verbose: bool = False, hints: int = 1) -> str:
     colour = COLOURS[verdict.status]
-    body = html.escape(format_text(verdict, verbose, timing=False))
+    body = html.escape(format_text(verdict, verbose, timing=False, hints=hints))
     return (f'<pre style="border-left: 4px solid {colour}; padding-left: 8px; color: {colour}">'
             f"{body}</pre>")
 

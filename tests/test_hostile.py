@@ -87,7 +87,8 @@ def test_every_field_of_a_runners_finding_is_checked():
     for field, bad in [("statistic", "a string"), ("statistic", float("nan")), ("p_value", 7),
                        ("p_value", True), ("draws", -1), ("draws", 2.5), ("table", [["a", "b"], ["c"]]),
                        ("table", [["a", 1]]), ("table", []), ("table", "text"), ("hint", None),
-                       ("property", ["p"]), ("unknown", 1)]:
+                       ("property", ["p"]), ("unknown", 1), ("more_hints", "text"), ("more_hints", [1]),
+                       ("more_hints", ["h"] * (replay.MAX_HINT_LEVELS + 1))]:
         with pytest.raises(ValueError):
             replay.finding(dict(good, **{field: bad}))
     with pytest.raises(ValueError):

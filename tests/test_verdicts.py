@@ -123,3 +123,17 @@ def test_a_case_shared_by_failed_properties_is_written_once(tmp_path):
     assert any(f.hint == first.hint for f in verdict.findings[1:]), everything
     assert everything.count(first.hint) == 1, everything
     assert f"hint: as for {split_case(first.property)[0]} above" in everything, everything
+
+
+def test_a_hint_tells_the_idea_first_and_the_code_on_asking(tmp_path):
+    """max_fn without its clamp: the first hint says what to compute, not how; the code
+    comes with --hint 2 (hint=2 in a notebook), and the first level says so."""
+    path = tmp_path / "no_clamp.py"
+    path.write_text((Path(__file__).parent.parent / "solutions" / "residual.py").read_text()
+                    .replace("x.clamp(min=0)", "x"))
+    verdict = replayed(exercises.get("max_fn"), str(path), seed=0)
+    first = verdict.findings[0]
+    assert verdict.status == FAILED and "clamp" not in first.hint and "clamp(min=0)" in first.more_hints[0]
+    assert "--hint 2" in format_text(verdict) and "clamp(min=0)" not in format_text(verdict)
+    deeper = format_text(verdict, hints=2)
+    assert f"hint 2: {first.more_hints[0]}" in deeper and "--hint 3" not in deeper

@@ -15,11 +15,14 @@ KIND_HINTS = {
     "jsd": "the JSD is ½ KL(p‖m) + ½ KL(q‖m) with m = (p + q) / 2 (log m = logaddexp(log p, log q) − log 2).",
     "total_variation": "total variation is ½ Σ |p − q|, with the ½: then α = Σ min(p, q) = 1 − TV exactly.",
 }
-COMMON_HINT = ("Work from log-probabilities, log_softmax(logits / temperature, dim=-1), never from raw logits "
-               "(logits are log-probabilities only up to a constant per row), and average over positions.")
-DETACH_HINT = ("the target is the teacher: take its side from target_logits.detach(), so that a training "
-               "step never sends gradient into the target (it would train the target, or waste a backward "
-               "through it).")
+COMMON_HINT = ("Compare distributions, never raw logits (logits are log-probabilities only up to a "
+               "constant per row): both sides at the temperature, the divergence per position, then its "
+               "mean over positions.",
+               "log_softmax(logits / temperature, dim=-1) for each side, then divergence(log_p, log_q, "
+               "kind).mean().")
+DETACH_HINT = ("the target is the teacher: a training step must never send gradient into it (it would "
+               "train the target, or waste a backward through it).",
+               "take its side from target_logits.detach().")
 
 
 def hand_made_logits() -> tuple[torch.Tensor, torch.Tensor]:
@@ -63,7 +66,7 @@ def run(check: CheckRun) -> None:
     generator = check.generator("leading dims")
     wide_target, wide_draft = 2 * torch.randn((2, 2, 3, 5), generator=generator, dtype=torch.float64)
     for kind in KINDS:
-        hint = KIND_HINTS[kind] + " " + COMMON_HINT
+        hint = (KIND_HINTS[kind] + " " + COMMON_HINT[0], COMMON_HINT[1])
         for name, t, d, temperature in (("hand-made [4, 5]", target, draft, 1.0),
                                         ("hand-made [4, 5], temperature 0.5", target, draft, 0.5),
                                         ("random [2, 3, 5] (leading dims)", wide_target, wide_draft, 1.0)):

@@ -47,7 +47,7 @@ from grader import exercises
 from grader.exercises import Exercise
 from grader.observers import observation
 from grader.oracle import power, stats
-from grader.verdict import ERROR, FAILED, NOT_DEFINED, NOT_STARTED, PASSED, Finding, Verdict, listed
+from grader.verdict import ERROR, FAILED, NOT_DEFINED, NOT_STARTED, PASSED, Finding, Hint, Verdict, listed
 
 FAMILY_ERROR_RATE = 1e-3  # a correct implementation fails a check with at most this probability
 
@@ -173,18 +173,19 @@ class CheckRun:
         if self._observing:
             self.observed.append(prop)
 
-    def require(self, prop: str, ok: bool, message: str, hint: str = "", table=None):
-        """A deterministic property: record a finding if ``ok`` is false."""
+    def require(self, prop: str, ok: bool, message: str, hint: Hint = "", table=None):
+        """A deterministic property: record a finding if ``ok`` is false. A ``hint`` may come
+        in levels (a tuple): the idea first, then closer to the code."""
         self._counted(prop)
         if not ok:
-            self.findings.append(Finding(prop, message, hint, table))
+            self.findings.append(Finding.hinted(prop, message, hint, table))
         return ok
 
-    def fail(self, prop: str, message: str, hint: str = "", table=None):
+    def fail(self, prop: str, message: str, hint: Hint = "", table=None):
         """Stop the check now: later properties depend on this one."""
         self._label(prop)
         raise Stop(FAILED, f"{prop} failed, and the properties after it depend on it.",
-                   Finding(prop, message, hint, table))
+                   Finding.hinted(prop, message, hint, table))
 
     def note(self, text: str) -> None:
         """A measurement worth showing even when the check passes (``-v``, ``--json``)."""
@@ -202,12 +203,12 @@ class CheckRun:
             raise Stop(FAILED, f"{self._failed(self.findings)} The {skipped} were not run: "
                                "they rest on these.", findings=list(self.findings))
 
-    def test(self, prop: str, result: "stats.TestResult", hint: str = ""):
+    def test(self, prop: str, result: "stats.TestResult", hint: Hint = ""):
         """A statistical property. Impossible outcomes fail at once; p-values are
         Holm-corrected across the check when it ends."""
         self._counted(prop)
-        finding = Finding(prop, result.message, hint, result.table, result.statistic,
-                          result.p_value, result.draws)
+        finding = Finding.hinted(prop, result.message, hint, result.table, statistic=result.statistic,
+                                 p_value=result.p_value, draws=result.draws)
         if result.dof:
             self.powered.append((prop, result.draws, result.dof))
         if result.impossible:

@@ -6,14 +6,15 @@ import torch
 from grader.checks.harness import CheckRun
 
 SHAPES = [(7,), (4, 7), (7, 7), (2, 3, 7), (1, 1, 7)]  # (7, 7): a sum over the wrong dim shows
-FORMULA_HINT = ("clamp the negative entries to 0 (x.clamp(min=0)), then divide every row by its "
-                "sum over the last dim, kept for broadcasting (sum(dim=-1, keepdim=True)); no ε "
-                "in the denominator: it leaves rows that do not sum to 1.")
-ZERO_ROW_HINT = ("a row with nothing positive has sum 0, and 0 / 0 is NaN: divide by the sum only "
-                 "where it is positive, e.g. torch.where(total > 0, total, torch.ones_like(total)), "
-                 "so that such a row stays all zeros, and a row with a tiny positive mass still "
-                 "sums to 1. Exact code never samples from it: a rejection "
-                 "there has probability 1 − Σ min(p, q) = 0.")
+FORMULA_HINT = ("keep the positive part of every entry, then normalise each row over the last dim "
+                "so that it sums to 1; no ε in the denominator: it leaves rows that do not sum to 1.",
+                "x.clamp(min=0), then divide by its sum(dim=-1, keepdim=True), which broadcasts "
+                "over the row.")
+ZERO_ROW_HINT = ("a row with nothing positive has sum 0, and 0 / 0 is NaN: such a row must stay all "
+                 "zeros, and a row with a tiny positive mass must still sum to 1. Exact code never "
+                 "samples from it: a rejection there has probability 1 − Σ min(p, q) = 0.",
+                 "divide by the sum only where it is positive: torch.where(total > 0, total, "
+                 "torch.ones_like(total)).")
 DTYPE_HINT = ("use the input's own tensor ops; .float(), .double(), .cpu() or new tensors made "
               "without dtype= and device= change them")
 

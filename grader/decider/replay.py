@@ -83,6 +83,7 @@ class ReplayCheckRun(CheckRun):
 MAX_FINDINGS = 200
 TEXT_LIMITS = {"property": 500, "message": 5000, "hint": 5000}
 MAX_TABLE_ROWS, MAX_TABLE_COLUMNS, MAX_CELL = 100, 20, 300
+MAX_HINT_LEVELS = 4
 
 
 def finding(data) -> Finding:
@@ -98,10 +99,13 @@ def finding(data) -> Finding:
         if type(value) is not str:
             raise ValueError(f"a finding's {name} is not text")
         text[name] = value[:limit]
+    more = data.get("more_hints", [])
+    if type(more) is not list or len(more) > MAX_HINT_LEVELS or any(type(h) is not str for h in more):
+        raise ValueError(f"a finding's more_hints are not a list of at most {MAX_HINT_LEVELS} texts")
     return Finding(**text, table=_table(data.get("table")),
                    statistic=_number(data.get("statistic"), "statistic"),
                    p_value=_number(data.get("p_value"), "p_value", 0.0, 1.0),
-                   draws=_count(data.get("draws")))
+                   draws=_count(data.get("draws")), more_hints=[h[:TEXT_LIMITS["hint"]] for h in more])
 
 
 def _table(table) -> list[list[str]] | None:

@@ -8,8 +8,9 @@ from grader.oracle import laws, stats
 from solutions.sampling import MultinomialProcessor
 
 TOLERANCE = 1e-9
-LOGITS_HINT = ("target_logits[b, i] predicts token P + i of row b: one target forward over the whole ids "
-               "[B, P + length] and its logits[:, P − 1 : −1].")
+LOGITS_HINT = ("target_logits[b, i] is the target's prediction of token P + i of row b from the tokens "
+               "before it (\"Positions\" at the top of lessons/distill.py).",
+               "one target forward over the whole ids [B, P + length], and its logits[:, P − 1 : −1].")
 LAW_HINT = ("the rows marked from_target = False must be continued by the drafter, sampled at T = 1 "
             "from softmax(drafter(ids).logits[:, -1]) token by token, and the others by the target: "
             "on-policy data is the drafter's own text, so that training sees the positions speculative "

@@ -16,12 +16,15 @@ from grader.oracle import stats
 from solutions.distill import distillation_loss, divergence
 
 STEP_TOLERANCE = 1e-9  # float64 weights: the same steps agree to rounding (about 1e-16)
-STEP_HINT = ("one step is: the drafter's logits at positions P − 1 … −2 (those that predict the "
-             "continuation, as the target's), distillation_loss(target_logits, draft_logits, kind), "
+STEP_HINT = ("a step must be the contract's: the drafter's predictions of the continuation (the positions "
+             "of the target's), the chosen loss, a fresh gradient clipped to norm 1, one optimiser step, "
+             "with one optimiser for the whole run.",
+             "logits[:, P − 1 : −1], distillation_loss(target_logits, draft_logits, kind), "
              "optimizer.zero_grad(), loss.backward(), clip_grad_norm_(drafter.parameters(), 1.0), "
              "optimizer.step(), with one AdamW(drafter.parameters(), lr=lr) made before the first step.")
 LATE_HINT = ("logits[:, t] predicts token t + 1, so the drafter's predictions of the continuation sit at "
-             "positions P − 1 … −2, the same slice as the target's: [:, P − 1 : −1], not [:, P:].")
+             "the positions of the target's, one before each continuation token.",
+             "the same slice as the target's: [:, P − 1 : −1], not [:, P:].")
 ACCUMULATE_HINT = ("backward() adds to .grad: without optimizer.zero_grad() before it, each step's gradient "
                    "is the sum of every step's so far, and the optimiser follows stale directions.")
 REPORT_HINT = ("report α as the mean of expected_acceptance(p, q) over the held-out rows continued LENGTH "
