@@ -137,3 +137,15 @@ def test_a_hint_tells_the_idea_first_and_the_code_on_asking(tmp_path):
     assert "--hint 2" in format_text(verdict) and "clamp(min=0)" not in format_text(verdict)
     deeper = format_text(verdict, hints=2)
     assert f"hint 2: {first.more_hints[0]}" in deeper and "--hint 3" not in deeper
+
+
+@pytest.mark.parametrize("wrong, words", [("", "the temperature is left out"),
+                                          (" * self.temperature", "multiplied by the temperature, not divided")])
+def test_a_temperature_mistake_is_named(wrong, words, tmp_path):
+    path = tmp_path / "sampling.py"
+    path.write_text((Path(__file__).parent.parent / "solutions" / "sampling.py").read_text()
+                    .replace(" / self.temperature", wrong))
+    verdict = replayed(exercises.get("processors"), str(path), seed=0)
+    named = [f for f in verdict.findings if words in f.message]
+    assert verdict.status == FAILED and named, format_text(verdict, verbose=True)
+    assert all("temperature=1.0" not in f.property for f in named)  # at T = 1 nothing to name
