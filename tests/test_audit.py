@@ -7,16 +7,20 @@ its default count (docs/audit.md)."""
 import json
 from pathlib import Path
 
+import matplotlib
+import matplotlib.pyplot
 import numpy as np
 import pytest
 import torch
+from scipy import stats as scipy_stats
 
 from grader import cli
-from grader.audit import adapters, pit, power
+from grader.audit import adapters, command, diagnosis, pit, power, report
 from grader.audit.draws import Record, draw
 from grader.audit.exact import exact_audit, settings_of
 from grader.models import load_pair, shipped_pair_present
 from grader.models.corpus import held_out_prompts
+from grader.oracle import stats
 from grader.selftest import mutants
 from solutions import sampling
 from tests.conftest import PRISTINE
@@ -52,21 +56,123 @@ def rejected(record: Record) -> set[str]:
     return {t.name.split(",")[0] for t in pit.audit_tests(record.token_stats) if t.rejected}
 
 
-def test_exact_draws_pass_and_each_statistic_fails_on_its_deviation():
+def diagnosed(record: Record) -> str:
+    return " ".join(diagnosis.diagnose(pit.audit_tests(record.token_stats)))
+
+
+def test_exact_draws_pass_and_each_statistic_fails_on_its_deviation_in_plain_words():
+    """Each deviation fails its statistic, with the sign the diagnosis reads, and the
+    diagnosis names it."""
     target, drafter = synthetic()
     settings = adapters.Sampling(1.0, None, 0.9)
-    assert rejected(record_of(lambda p, q: p, target, drafter, settings, seed=1)) == set()
+    exact = record_of(lambda p, q: p, target, drafter, settings, seed=1)
+    assert rejected(exact) == set() and diagnosed(exact) == ""
     unfiltered = adapters.Sampling(1.0).processor(30)  # top-p forgotten: tokens outside the nucleus
-    assert "support (tokens with p(x) = 0)" in rejected(
-        record_of(lambda p, q: unfiltered(target), target, drafter, settings, seed=2))
+    outside = record_of(lambda p, q: unfiltered(target), target, drafter, settings, seed=2)
+    assert "support (tokens with p(x) = 0)" in rejected(outside) and "tokens outside the support" in diagnosed(outside)
     plain = adapters.Sampling(1.0, None, None)
-    colder = adapters.Sampling(0.7).processor(30)
-    assert "PIT uniformity (KS)" in rejected(record_of(lambda p, q: colder(target), target, drafter, plain, seed=3))
-    leaning = rejected(record_of(lambda p, q: 0.8 * p + 0.2 * q, target, drafter, plain, seed=4))
-    assert "drafter region (z)" in leaning
-    to_mode = rejected(record_of(lambda p, q: 0.9 * p + 0.1 * torch.nn.functional.one_hot(q.argmax(-1), 30),
-                                 target, drafter, plain, seed=5))
-    assert "drafter mode (z)" in to_mode
+    for temperature, seed, words in ((0.7, 3, "too cold"), (1.4, 6, "too hot")):
+        law = adapters.Sampling(temperature).processor(30)
+        wrong = record_of(lambda p, q: law(target), target, drafter, plain, seed=seed)
+        assert "PIT uniformity (KS)" in rejected(wrong) and diagnosed(wrong).startswith(words), diagnosed(wrong)
+    leaning = record_of(lambda p, q: 0.8 * p + 0.2 * q, target, drafter, plain, seed=4)
+    assert "drafter region (z)" in rejected(leaning) and "drafts are accepted too often" in diagnosed(leaning)
+    def away_from_q(p, q):
+        damped = torch.where(q > p, 0.6 * p, p)
+        return damped / damped.sum(-1, keepdim=True)
+
+    shying = record_of(away_from_q, target, drafter, plain, seed=7)
+    assert "drafts are accepted too rarely" in diagnosed(shying), diagnosed(shying)
+    to_mode = record_of(lambda p, q: 0.9 * p + 0.1 * torch.nn.functional.one_hot(q.argmax(-1), 30),
+                        target, drafter, plain, seed=5)
+    assert "drafter mode (z)" in rejected(to_mode) and "top token comes out too often" in diagnosed(to_mode)
+
+
+def failing(name: str, statistic: float = 1.0) -> pit.Test:
+    return pit.Test(name, statistic, 0.0, 100, rejected=True)
+
+
+@pytest.mark.parametrize("rule", diagnosis.RULES, ids=lambda rule: f"{rule[0]} {rule[1]:+d}")
+def test_each_diagnosis_rule_reads_its_test_and_sign(rule):
+    name, sign, meaning = rule
+    other_sign = -1.0 if sign >= 0 else 1.0
+    lines = diagnosis.diagnose([failing(f"{name}, pooled", sign or 3.0), failing(f"{name}, position 2", sign or 1.0),
+                                pit.Test("drafter mode (z), position 3", other_sign, 0.5, 100)])
+    assert lines == [f"{meaning} (pooled over all tokens; at position 2)"]
+    if sign:
+        assert diagnosis.diagnose([failing(f"{name}, pooled", other_sign)]) != lines
+
+
+def test_diagnosis_names_a_position_specific_failure():
+    assert diagnosis.diagnose([failing("PIT uniformity (KS), position 1")])[-1] == diagnosis.FIRST_TOKEN
+    lines = diagnosis.diagnose([failing("drafter region (z), position 5"),
+                                failing("PIT uniformity (KS), position 10", -0.2)])
+    assert lines[-1].startswith("a position-specific failure: only at positions 5, 10 of every text")
+    assert diagnosis.diagnose([failing("drafter region (z), pooled"), failing("drafter region (z), position 5")]) == [
+        diagnosis.RULES[1][2] + " (pooled over all tokens; at position 5)"]  # pooled too: not position-specific
+    assert diagnosis.diagnose([pit.Test("PIT uniformity (KS), pooled", 0.3, 0.2, 100)]) == []
+
+
+# --- the family: weighted Holm ----------------------------------------------------------------
+def test_weighted_holm_is_holm_with_equal_weights_and_steps_down_by_weight():
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        p_values = list(rng.random(12) ** 3)
+        assert stats.weighted_holm(p_values, [2.5] * 12, 0.05) == stats.holm(p_values, 0.05)
+    # weights 3:1: the first is tested at 0.0375, then the second at the whole 0.05
+    assert stats.weighted_holm([0.03, 0.04], [3, 1], 0.05) == [True, True]
+    assert stats.weighted_holm([0.03, 0.04], [1, 3], 0.05) == [False, False]  # 0.03 > 0.0125, 0.04 > 0.0375
+
+
+def test_weighted_holm_never_rejects_a_true_hypothesis_first_beyond_its_share():
+    """The lemma behind the family's bound: whatever the other p-values, a true hypothesis is
+    rejected only if some true one has p_i ≤ alpha · w_i / W_0 (W_0 the true ones' weight), an
+    event of chance ≤ alpha under any dependence. Checked on random families and partitions."""
+    rng = np.random.default_rng(1)
+    for _ in range(3000):
+        m = int(rng.integers(2, 30))
+        p_values, weights = rng.random(m) ** 4, rng.random(m) + 0.05
+        true = rng.random(m) < 0.6
+        if not true.any():
+            continue
+        verdicts = np.array(stats.weighted_holm(list(p_values), list(weights), 0.1))
+        if (verdicts & true).any():
+            assert (p_values[true] <= 0.1 * weights[true] / weights[true].sum()).any()
+
+
+def test_the_audit_holds_its_level_on_simulated_exact_draws():
+    """Exact draws at 40 positions (124 tests), the level raised to 0.2 to be measurable: the
+    false-alarm rate stays under it (the audit runs at 1e-3, where the same argument holds)."""
+    target, drafter = synthetic(n=1600)
+    settings = adapters.Sampling(1.0, None, 0.9)
+    audits, alpha = 100, 0.2
+    alarms = sum(any(t.rejected for t in pit.audit_tests(
+        record_of(lambda p, q: p, target, drafter, settings, seed=1000 + seed, positions=40).token_stats, alpha))
+        for seed in range(audits))
+    assert alarms <= scipy_stats.binom.ppf(0.999, audits, alpha), alarms
+
+
+def test_pooled_tests_are_not_diluted_by_the_per_position_ones():
+    """The learner's too-cold sampler (r = 0.18): pooled KS p = 3.7e-5 and mode p = 4.5e-5
+    among 124 tests. Plain Holm (strictest 8.1e-6) passed it; the pooled tests now share half
+    of alpha (1.25e-4 each), which fails it, and a lone per-position p of 5e-6 no longer does."""
+    pooled = [pit.Test("support (tokens with p(x) = 0)", 0, 1.0, 3840),
+              pit.Test("PIT uniformity (KS), pooled", 0.04, 3.7e-5, 3840),
+              pit.Test("drafter region (z), pooled", 1.1, 0.27, 3840),
+              pit.Test("drafter mode (z), pooled", -4.1, 4.5e-5, 3840)]
+    positions = [pit.Test(f"{kind}, position {i}", 0.1, p, 96) for i, p in
+                 zip(range(1, 41), np.linspace(0.02, 1, 40)) for kind in ("PIT uniformity (KS)", "drafter region (z)",
+                                                                         "drafter mode (z)")]
+    tests = pooled + positions
+    assert pit.pooled_threshold(tests) == pytest.approx(1.25e-4)
+    assert not any(stats.holm([t.p_value for t in tests], pit.ALPHA))
+    weights = [pit.POOLED_SHARE / 4] * 4 + [(1 - pit.POOLED_SHARE) / 120] * 120
+    verdicts = stats.weighted_holm([t.p_value for t in tests], weights, pit.ALPHA)
+    assert verdicts[1] and verdicts[3] and sum(verdicts) == 2
+    positions[0].p_value = 5e-6
+    assert stats.holm([t.p_value for t in tests], pit.ALPHA)[4]
+    assert not any(stats.weighted_holm([t.p_value for t in pooled[:1] + positions], [0.5] + [0.5 / 120] * 120,
+                                       pit.ALPHA))
 
 
 def test_pit_orders_by_decreasing_probability():
@@ -110,13 +216,30 @@ def test_power_bound_holds_against_simulated_audits():
     target, drafter = synthetic(n=1200)
     settings = adapters.Sampling(1.0, None, None)
     exact = record_of(lambda p, q: p, target, drafter, settings, seed=0)
-    statement = power.power_statement(exact, settings, len(pit.audit_tests(exact.token_stats)))
+    statement = power.power_statement(exact, settings, pit.pooled_threshold(pit.audit_tests(exact.token_stats)))
     assert 0 < statement.mixture < 1 and 0 < statement.hotter < power.WIDEST
     hot = adapters.Sampling(1 + statement.hotter).processor(30)
     for name, law in (("mixture", lambda p, q: (1 - statement.mixture) * p + statement.mixture * q),
                       ("hotter", lambda p, q: hot(target))):
         caught = sum(bool(rejected(record_of(law, target, drafter, settings, seed=100 + s))) for s in range(40))
         assert caught >= 38, (name, caught)  # ≥ 0.99 promised; 38 of 40 leaves room for chance
+
+
+def test_figure_shows_every_rejected_test_pooled_ones_included():
+    target, drafter = synthetic()
+    plain = adapters.Sampling(1.0, None, None)
+    colder = adapters.Sampling(0.7).processor(30)
+    record = record_of(lambda p, q: colder(target), target, drafter, plain, seed=3)
+    tests = pit.audit_tests(record.token_stats)
+    fig = report.draw_figure(record, tests, "too cold")
+    _, pooled, per_position = fig.axes
+    red = matplotlib.colors.to_rgba("tab:red")
+    red_bars = sum(bar.get_facecolor() == red for bar in pooled.patches)
+    assert red_bars == sum(t.rejected for t in tests if pit.is_pooled(t)) > 0
+    crosses = sum(len(line.get_xdata()) for line in per_position.lines if line.get_marker() == "x")
+    assert crosses == sum(t.rejected for t in tests if not pit.is_pooled(t)) > 0
+    assert fig._suptitle.get_text().startswith("FAIL")
+    matplotlib.pyplot.close(fig)
 
 
 # --- the shipped pair ---------------------------------------------------------------------
@@ -195,22 +318,33 @@ def test_exact_audit_maps_the_course_processors():
 
 # --- the command --------------------------------------------------------------------------
 @needs_shipped
-def test_command_reports_verdict_statistics_power_and_figure(tmp_path, capsys):
+def test_command_reports_verdict_statistics_power_and_figure(tmp_path, monkeypatch, capsys):
     adapter = tmp_path / "my_adapter.py"
     adapter.write_text(
         "from grader.audit.adapters import CourseLoop\n\n\n"
         "def make_adapter(target, drafter, settings, new_tokens):\n"
         "    return CourseLoop(target, drafter, settings, new_tokens, gamma=3, impl='solutions')\n")
-    figure = tmp_path / "audit.png"
+    figure = tmp_path / "figures" / "audit.png"
+    figure.parent.mkdir()
+    monkeypatch.chdir(tmp_path)
     assert cli.main(["audit", str(adapter), "--texts", "8", "--new-tokens", "8", "--json",
                      "--figure", str(figure)]) == 0
-    report = json.loads(capsys.readouterr().out)
-    assert report["passed"] and report["seed"] == 0 and figure.stat().st_size > 0
+    out, err = capsys.readouterr()
+    report = json.loads(out)  # stdout is the JSON alone; no progress bar under --json
+    assert "drawing texts" not in err
+    assert report["passed"] and report["seed"] == 0 and figure.stat().st_size > 0 and report["diagnosis"] == []
     assert {"hotter", "colder", "mixture", "threshold"} <= set(report["power"])
+    assert report["power"]["threshold"] == pytest.approx(pit.ALPHA * pit.POOLED_SHARE / 4)
     names = {t["name"] for t in report["tests"]}
-    assert cli.main(["audit", str(adapter), "--texts", "8", "--new-tokens", "8", "--figure", ""]) == 0
-    text = capsys.readouterr().out
-    assert "verdict: PASS" in text and "temperature error: T·(1 + r)" in text and "ε ≥" in text
+    assert cli.main(["audit", str(adapter), "--texts", "8", "--new-tokens", "8"]) == 0
+    text, err = capsys.readouterr()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["figures", "my_adapter.py"]  # no figure unless asked
+    assert "drawing texts" in err and "--quick draws 16" not in err and "0/8 [" in err  # tqdm's bar
+    assert text.splitlines()[1].startswith("verdict: PASS")
+    assert "temperature error: T·(1 + r)" in text and "ε ≥" in text
+    assert cli.main(["audit", str(adapter), "--quick", "--new-tokens", "4", "--json"]) == 0
+    quick = json.loads(capsys.readouterr().out)
+    assert quick["draws"].startswith(f"{command.QUICK_TEXTS} texts × 4 tokens") and quick["power"]["hotter"]
     assert {"support (tokens with p(x) = 0)", "PIT uniformity (KS), pooled", "drafter region (z), pooled",
             "drafter mode (z), pooled", "PIT uniformity (KS), position 8"} <= names
 

@@ -2,7 +2,9 @@
 
 - ``adapters``: the contract a sampler is audited through, and the built-in adapters;
 - ``draws``: texts drawn from a sampler, with the target's law at every token;
-- ``pit``: the randomized PIT, support and drafter-region tests, per position and pooled;
+- ``pit``: the randomized PIT, support and drafter-region tests, per position and pooled, and
+  their family (weighted Holm: half of the error rate on the pooled tests);
+- ``diagnosis``: what a failure means, in plain words, from which tests failed and how;
 - ``power``: the smallest temperature error and drafter-leaning mixture the draws catch;
 - ``exact``: the exact-law audit on the tiny enumerable pairs;
 - ``report``: text, JSON and figure; ``command``: the CLI.

@@ -6,6 +6,7 @@ from pathlib import Path
 from grader.audit import adapters
 
 DEFAULT_TEXTS = 96
+QUICK_TEXTS = 16  # --quick: under a minute on a busy 2-core CPU, power stated as for the default
 DEFAULT_NEW_TOKENS = 40
 PROMPTS = 8
 PROMPT_LENGTH = 32
@@ -23,7 +24,11 @@ def add_arguments(parser) -> None:
     parser.add_argument("--impl", default="lessons", help="lessons (default), solutions, a module or a .py file")
     parser.add_argument("--loop", choices=list(adapters.LOOPS), default="speculative_generate",
                         help="which of the course's loops `lessons` audits")
-    parser.add_argument("--texts", type=int, default=DEFAULT_TEXTS, help="texts drawn (shipped pair)")
+    parser.add_argument("--texts", type=int, default=None,
+                        help=f"texts drawn (shipped pair; default {DEFAULT_TEXTS}, {QUICK_TEXTS} with --quick)")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"{QUICK_TEXTS} texts instead of {DEFAULT_TEXTS}: an answer in under a minute, "
+                             "with a weaker power (stated in the report)")
     parser.add_argument("--new-tokens", type=int, default=DEFAULT_NEW_TOKENS, help="tokens per text")
     parser.add_argument("--draws", type=int, default=None, help="texts per case on the tiny pair")
     parser.add_argument("--gamma", type=int, default=4, help="drafts per round")
@@ -31,7 +36,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--top-k", type=int, default=None)
     parser.add_argument("--top-p", type=float, default=0.95)
     parser.add_argument("--seed", type=int, default=0, help="seed of the sampler's texts and the PIT's uniforms")
-    parser.add_argument("--figure", default="audit.png", help="where the figure goes ('' for none)")
+    parser.add_argument("--figure", metavar="PATH", default=None,
+                        help="write the figure (the u's histogram, every test's p-value) to PATH")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--threads", type=int, default=None, help="torch threads")
@@ -42,6 +48,8 @@ def run(parser, args) -> int:
 
     if args.threads:
         torch.set_num_threads(args.threads)
+    if args.texts is None:
+        args.texts = QUICK_TEXTS if args.quick else DEFAULT_TEXTS
     if min(args.texts, args.new_tokens, args.gamma) < 1 or (args.draws is not None and args.draws < 1):
         parser.error("--texts, --new-tokens, --draws and --gamma must be positive")
     if args.sampler not in adapters.BUILT_IN and not Path(args.sampler).is_file():
@@ -77,31 +85,35 @@ def run_shipped(args, settings) -> int:
     target, drafter, tokenizer = load_pair(args.device, target=args.target or SHIPPED_TARGET,
                                            drafter=args.drafter or SHIPPED_DRAFTER)
     adapter = adapters.make(args.sampler, target, drafter, settings, args.new_tokens, args.gamma, args.impl, args.loop)
+    if not args.json:
+        print(f"drawing {args.texts} texts × {args.new_tokens} tokens from {adapter.name}"
+              + ("" if args.texts <= QUICK_TEXTS else f" (--quick draws {QUICK_TEXTS}: a quicker answer, a "
+                 "weaker power)"), file=sys.stderr, flush=True)
     header, record, tests, statement = shipped_audit(adapter, tokenizer, args.texts, args.new_tokens, args.seed,
-                                                     drafter)
+                                                     drafter, progress=not args.json)
     header = {"sampler": header.pop("sampler"),
               "pair": f"target {args.target or 'shipped'}, drafter {args.drafter or 'shipped'}", **header}
     if args.figure:
-        report.figure(args.figure, record, tests, statement.threshold, f"{adapter.name}; {settings}; seed {args.seed}")
+        report.figure(args.figure, record, tests, f"{adapter.name}; {settings}; seed {args.seed}")
         header["figure"] = args.figure
     print(report.as_json(header, tests, power=vars(statement)) if args.json
           else report.text(header, tests, statement))
     return 0 if not any(t.rejected for t in tests) else 1
 
 
-def shipped_audit(adapter, tokenizer, texts: int, new_tokens: int, seed: int, drafter):
+def shipped_audit(adapter, tokenizer, texts: int, new_tokens: int, seed: int, drafter, progress: bool = False):
     """Draw ``texts`` texts of ``new_tokens`` tokens from ``adapter`` after held-out prompts
     and test them: ``(header, record, tests, statement)`` for `report.text` (``drafter``
-    gives q where the sampler drafts without a model)."""
+    gives q where the sampler drafts without a model; ``progress`` shows bars on stderr)."""
     from grader.audit.draws import draw
-    from grader.audit.pit import audit_tests
+    from grader.audit.pit import audit_tests, pooled_threshold
     from grader.audit.power import power_statement
     from grader.models.corpus import held_out_prompts
 
     prompts = held_out_prompts(tokenizer, PROMPTS, PROMPT_LENGTH)
-    record = draw(adapter, prompts, texts, new_tokens, seed, region_model=drafter)
+    record = draw(adapter, prompts, texts, new_tokens, seed, region_model=drafter, progress=progress)
     tests = audit_tests(record.token_stats)
-    statement = power_statement(record, adapter.settings, len(tests))
+    statement = power_statement(record, adapter.settings, pooled_threshold(tests))
     region = ("the sampler's drafter" if adapter.drafter is not None
               else "the pair's drafter (the sampler drafts without a model)")
     header = {"sampler": adapter.name, "settings": str(adapter.settings), "seed": seed,

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
+from tqdm import tqdm
 
 from grader.audit.adapters import checked_generate
 from grader.audit.pit import TokenStatistics, token_statistics
@@ -45,19 +46,23 @@ def logits_along(model, prompt: list[int], ids: list[int]) -> torch.Tensor:
 
 
 def draw(adapter, prompts: list[list[int]], texts: int, new_tokens: int, seed: int,
-         region_model=None) -> Record:
+         region_model=None, progress: bool = False) -> Record:
     """``texts`` texts from ``adapter`` (prompts cycled, text ``i`` seeded ``text_seed(seed, i)``)
-    and their statistics; ``region_model`` (the adapter's drafter by default) gives q."""
+    and their statistics; ``region_model`` (the adapter's drafter by default) gives q;
+    ``progress`` shows bars with the time left on stderr (texts drawn, then forwards run)."""
     vocab = adapter.target.config.vocab_size
     processor = adapter.settings.processor(vocab)
     region_model = adapter.drafter if adapter.drafter is not None else region_model
     start = time.perf_counter()
     used = [prompts[i % len(prompts)] for i in range(texts)]
+    bar = dict(disable=not progress, leave=False)
     outputs = [checked_generate(adapter, prompt, text_seed(seed, i), new_tokens, vocab)
-               for i, prompt in enumerate(used)]
-    target_logits = torch.stack([logits_along(adapter.target, p, o) for p, o in zip(used, outputs)])
-    drafter_logits = (torch.stack([logits_along(region_model, p, o) for p, o in zip(used, outputs)])
-                      if region_model is not None else None)
+               for i, prompt in enumerate(tqdm(used, desc="drawing texts", unit="text", **bar))]
+    models = [adapter.target] + ([region_model] if region_model is not None else [])
+    forwards = [(model, p, o) for model in models for p, o in zip(used, outputs)]
+    logits = [logits_along(*forward) for forward in tqdm(forwards, desc="the laws along them", unit="forward", **bar)]
+    target_logits = torch.stack(logits[:texts])
+    drafter_logits = torch.stack(logits[texts:]) if region_model is not None else None
     tokens = torch.tensor(outputs).reshape(-1)
     uniforms = torch.from_numpy(np.random.default_rng([seed, 1]).random(tokens.numel()))
     parts = []

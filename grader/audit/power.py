@@ -8,8 +8,9 @@ recorded prefixes, so no model is run again):
 - a **drafter-leaning mixture**: it draws from ``(1 − ε) p + ε q``, ``q`` the drafter's law.
 
 For a deviation whose law at token ``i`` is ``p'_i``, the audit rejects at least when one of
-four tests rejects at Holm's strictest threshold ``a = ALPHA / m`` (``m`` tests), so the
-chance that *one* of them rejects is a lower bound on the audit's power. Each is in closed form:
+its four pooled tests rejects at the pooled threshold ``a`` (``grader.audit.pit.pooled_threshold``:
+weighted Holm's first step rejects any pooled test with ``p ≤ a``), so the chance that *one* of
+them rejects is a lower bound on the audit's power. Each is in closed form:
 
 - **support**: ``1 − Π_i (1 − p'_i(p_i = 0))``: the chance that some token falls where ``p`` is 0.
 - **KS**: the statistic ``D = sup_t |Ĝ(t) − t|`` is at least ``|Ĝ(t) − t|`` at every ``t``, and
@@ -30,7 +31,6 @@ import numpy as np
 import torch
 from scipy import stats as scipy_stats
 
-from grader.audit.pit import ALPHA
 from grader.oracle.power import POWER
 
 GRID = np.linspace(0.01, 0.99, 99)  # the points t where the KS bound is evaluated
@@ -170,19 +170,18 @@ def smallest_caught(chance, widest: float, power: float = POWER, steps: int = 8)
 class PowerStatement:
     """The smallest deviations the audit's draws catch with probability ≥ ``power``."""
     power: float
-    threshold: float  # Holm's strictest threshold, ALPHA / tests
+    threshold: float  # the pooled tests' threshold (grader.audit.pit.pooled_threshold)
     hotter: float | None  # relative temperature error r: T·(1 + r) caught
     colder: float | None  # T / (1 + r) caught
     mixture: float | None  # ε of (1 − ε) p + ε q caught (None without a drafter)
 
 
-def power_statement(record, settings, tests: int, alpha: float = ALPHA, power: float = POWER) -> PowerStatement:
-    """The power of an audit whose ``record`` (grader/audit/draws.py) was tested by ``tests``
-    tests, under the sampling ``settings``."""
+def power_statement(record, settings, threshold: float, power: float = POWER) -> PowerStatement:
+    """The power of an audit whose ``record`` (grader/audit/draws.py) fails when a pooled test's
+    p-value is at most ``threshold``, under the sampling ``settings``."""
     vocab = record.target_logits.shape[-1]
     drafter = record.drafter_logits.reshape(-1, vocab) if record.drafter_logits is not None else None
     contexts = Contexts(record.target_logits.reshape(-1, vocab), drafter, settings)
-    threshold = alpha / tests
     stats = record.token_stats
     null = Deviation(None, None, None, None) if drafter is None else \
         Deviation(None, stats.region_mass.ravel(), stats.mode_mass.ravel(), None)

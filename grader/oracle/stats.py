@@ -190,12 +190,28 @@ def rate_test(successes: int, trials: int, expected_rate: float, what: str) -> T
 
 def holm(p_values: list[float], alpha: float) -> list[bool]:
     """Holm's step-down procedure: which hypotheses to reject at family error rate ``alpha``."""
-    order = np.argsort(p_values)
+    return weighted_holm(p_values, [1.0] * len(p_values), alpha)
+
+
+def weighted_holm(p_values: list[float], weights: list[float], alpha: float) -> list[bool]:
+    """Holm's weighted step-down procedure (Holm 1979, §5): which hypotheses to reject at
+    family error rate ``alpha``, hypothesis ``i`` getting the share ``weights[i] / Σ weights``
+    of ``alpha`` (weights > 0; equal weights are Holm's procedure).
+
+    In increasing order of ``p_i / w_i``, ``i`` is rejected while ``p_i ≤ alpha · w_i / W``,
+    ``W`` the total weight of the hypotheses not rejected yet. Under any dependence the
+    chance of a false rejection is ≤ ``alpha``: until the first true hypothesis is rejected,
+    every true one is still in ``W``, so that rejection needs ``p_i ≤ alpha · w_i / W_0`` for
+    some true ``i`` (``W_0`` their total weight), whose chance is ≤ ``Σ alpha · w_i / W_0 = alpha``.
+    """
+    order = np.argsort(np.asarray(p_values, dtype=float) / np.asarray(weights, dtype=float), kind="stable")
+    remaining = float(sum(weights))
     rejected = [False] * len(p_values)
-    for rank, index in enumerate(order):
-        if p_values[index] > alpha / (len(p_values) - rank):
+    for index in order:
+        if p_values[index] > alpha * weights[index] / remaining:
             break
         rejected[index] = True
+        remaining -= weights[index]
     return rejected
 
 

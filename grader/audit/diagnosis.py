@@ -1,0 +1,75 @@
+"""What a failing audit means, in plain words, chosen by a small table of rules.
+
+Each rule names a test (by the start of its name, grader/audit/pit.py) and the sign of its
+statistic that failed: a region or mode z above 0 means the drafter's tokens came out more
+often than the target's law gives them; a KS distance signed + means the u's lie too low, the
+likely tokens too often (the law too concentrated). A rule matches the rejected tests, pooled
+or per position; a failure seen only at some positions says so, the first token by name.
+"""
+import numpy as np
+
+from grader.audit.pit import Test, is_pooled
+
+RULES = [  # (test, sign of the failing statistic: +1, −1, 0 for either, what it means)
+    ("support", 0,
+     "tokens outside the support: the target's law after the settings gives them probability 0 — a "
+     "top-k or top-p filter is missing from a law the sampler draws from (drafts, correction or bonus)"),
+    ("drafter region", +1,
+     "drafts are accepted too often: the output leans towards the drafter's law — the q you verify with "
+     "is not the law you drafted from, or a rejected draft is replaced from p instead of max(p − q, 0)"),
+    ("drafter region", -1,
+     "drafts are accepted too rarely: the output shies away from the drafter's law — the acceptance "
+     "ratio or the residual over-corrects (p and q swapped in min(1, p/q), or q subtracted twice)"),
+    ("drafter mode", +1,
+     "the drafter's top token comes out too often: drafts chosen greedily (argmax q) while the verifier "
+     "uses the sampled q"),
+    ("drafter mode", -1,
+     "the drafter's top token comes out too rarely: the verifier corrects against a q the drafts were "
+     "not drawn from"),
+    ("PIT uniformity", +1,
+     "too cold: the mass is too concentrated on the likely tokens — a temperature below the settings' "
+     "(or one applied twice), or a filter stricter than the settings"),
+    ("PIT uniformity", -1,
+     "too hot: the mass is too spread over unlikely tokens — a temperature above the settings' (or "
+     "none), or a filter looser than the settings"),
+]
+FIRST_TOKEN = ("the first generated token is wrong: it comes from the first target forward, before "
+               "any draft is verified (the prompt's last logits, a cache or an off-by-one)")
+
+
+def position(test: Test) -> int | None:
+    """The position a per-position test looks at (1 = the first generated token); None pooled."""
+    return None if is_pooled(test) else int(test.name.rsplit(" ", 1)[1])
+
+
+def diagnose(tests: list[Test]) -> list[str]:
+    """One line per rule that the rejected ``tests`` match, each saying where it failed, the
+    most significant first (smallest p-value; ties in the table's order): the later lines may
+    follow from the first (a too-cold sampler also emits the drafter's top token too often, as
+    both models favour the same tokens; greedy drafts also make the law too concentrated).
+    Then, when no pooled test failed, a line for the position-specific failure. Empty when
+    nothing was rejected."""
+    rejected = [t for t in tests if t.rejected]
+    found = []
+    for name, failing_sign, meaning in RULES:
+        matched = [t for t in rejected if t.name.startswith(name) and failing_sign in (0, np.sign(t.statistic))]
+        if matched:
+            found.append((min(t.p_value for t in matched), f"{meaning} ({where(matched)})"))
+    lines = [line for _, line in sorted(found, key=lambda pair: pair[0])]  # stable: the table breaks ties
+    if rejected and not any(map(is_pooled, rejected)):
+        positions = sorted({position(t) for t in rejected})
+        lines.append(FIRST_TOKEN if positions == [1] else
+                     f"a position-specific failure: only at position{'s' * (len(positions) > 1)} "
+                     f"{', '.join(map(str, positions))} of every text, where something differs from the "
+                     "other positions (a round boundary, the bonus token after a full acceptance, a cache "
+                     "rolled back too far)")
+    return lines
+
+
+def where(tests: list[Test]) -> str:
+    """"pooled" and/or "at positions 1, 5": where the matched tests looked."""
+    positions = sorted(p for p in map(position, tests) if p is not None)
+    parts = ["pooled over all tokens"] if any(map(is_pooled, tests)) else []
+    if positions:
+        parts.append(f"at position{'s' * (len(positions) > 1)} {', '.join(map(str, positions))}")
+    return "; ".join(parts)
