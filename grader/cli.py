@@ -102,7 +102,7 @@ def add_bench_arguments(parser) -> None:
                         help="also time lesson 8's batched speculative decoding against batched "
                              "autoregressive decoding at these batch sizes, e.g. 1,2,4,8,16,32")
     parser.add_argument("--impl", default="solutions", help="whose generate functions to time")
-    parser.add_argument("--plot", default="bench_gamma_sweep.png", help="where the γ-sweep plot goes")
+    parser.add_argument("--plot", metavar="PATH", default=None, help="write the γ-sweep plot to PATH")
     parser.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     add_threads_argument(parser)
 

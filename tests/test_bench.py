@@ -116,13 +116,17 @@ def test_decode_step_bytes_count_weights_once_and_the_cache():
     assert roofline.memory_bandwidth("cpu", repeats=1) > 1e8  # bytes per second, any machine
 
 
-def test_bench_batch_reports_both_methods_at_each_size_and_the_crossover(tmp_path):
-    """One prompt, so batch 2 cycles through it; the main bench at its smallest."""
+def test_bench_batch_reports_both_methods_at_each_size_and_the_crossover():
+    """One prompt, so batch 2 cycles through it; the main bench at its smallest, no plot asked
+    for, so none written; its phases show progress bars on stderr."""
+    started = time.time()
     result = run_grader("bench", "--layers", "3", "--hidden", "64", "--prompts", "1",
                         "--new-tokens", "8", "--gammas", "2", "--quick", "--no-hf", "--no-fast",
-                        "--batch", "2,1", "--json", "--plot", str(tmp_path / "sweep.png"),
-                        env={"HF_HUB_OFFLINE": "1"})
+                        "--batch", "2,1", "--json", env={"HF_HUB_OFFLINE": "1"})
     assert result.returncode == 0, result.stderr[-3000:]
+    assert "γ sweep plot" not in result.stdout
+    assert not any(p.stat().st_mtime >= started for p in ROOT.glob("*.png"))
+    assert "bench: γ sweep" in result.stderr and "bench: batches" in result.stderr
     report = json.loads(result.stdout.strip().splitlines()[-1])
     rows = report["batch"]
     assert [row["batch_size"] for row in rows] == [1, 2]  # sorted

@@ -106,7 +106,8 @@ def run_batches(setup: speedup.Setup, batched_generate, sizes: list[int], gamma:
     mean acceptance rate, and a target forward's time on ``[B, 1]`` and ``[B, γ+1]``;
     ``crossover_batch``: the smallest B whose speedup is at most 1 (None if none)."""
     rows = []
-    with tqdm(total=repeats * (2 * len(sizes) + (1 in sizes)), desc="batches", unit="run", leave=False) as progress:
+    with tqdm(total=repeats * (2 * len(sizes) + (1 in sizes)), desc="bench: batches", unit="run",
+              leave=False) as progress:
         for size in sizes:
             batches, outputs = batches_of(setup.prompts, size), []
             runs = methods(setup, batched_generate, gamma, outputs, size)

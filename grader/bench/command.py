@@ -76,8 +76,9 @@ def run(args) -> int:
     if args.batch:
         batches.print_batches(result)
     print(load.describe())
-    plot_sweep(result, args.plot)
-    print(f"γ sweep plot: {args.plot}")
+    if args.plot:
+        plot_sweep(result, args.plot)
+        print(f"γ sweep plot: {args.plot}")
     if args.json:
         print(json.dumps(result))
     return 0

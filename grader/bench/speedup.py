@@ -264,14 +264,16 @@ def step_ms(model, prompt: list[int], device: str, repeats: int = 30) -> float:
 
 def run_bench(setup: Setup, gammas: list[int], repeats: int, sweep_repeats: int, hf: bool) -> dict:
     """The sweep over ``gammas`` picks the best γ; then all methods are compared at it."""
-    with tqdm(total=len(gammas) * sweep_repeats, desc="bench", unit="run", leave=False) as progress:
+    with tqdm(total=len(gammas) * sweep_repeats, desc="bench: γ sweep", unit="run", leave=False) as progress:
         speculative(setup, gammas[0])(setup.prompts[0])  # warm-up: first calls allocate
         sweep = {gamma: sweep_point(setup, gamma, sweep_repeats, progress) for gamma in gammas}
     gamma = min(sweep, key=lambda g: sweep[g]["seconds"])
     runs = methods(setup, gamma, hf)
     # the first call of each method warms it up; a fast loop's first call also compiles
-    first_call = {m: timed(lambda: run(setup.prompts[0]), setup.device) for m, run in runs.items()}
-    with tqdm(total=repeats * len(runs), desc="bench", unit="run", leave=False) as progress:
+    first_call = {m: timed(lambda: run(setup.prompts[0]), setup.device)
+                  for m, run in tqdm(runs.items(), desc="bench: first calls (warm-up, compiling)", unit="method",
+                                     leave=False)}
+    with tqdm(total=repeats * len(runs), desc=f"bench: methods at γ={gamma}", unit="run", leave=False) as progress:
         timings = time_methods(setup, runs, repeats, progress)
     breakdown, texts = time_breakdown(setup, gamma)
     alphas = alpha_along(setup, texts)

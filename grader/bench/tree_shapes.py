@@ -54,7 +54,7 @@ def run_trees(setup: speedup.Setup, tree_generate, repeats: int, shapes=SHAPES) 
         runs[f"chain of {nodes(branching)}"] = loop(setup, tree_generate, chain(nodes(branching)))
     for run in runs.values():  # warm-up: first calls allocate
         run(setup.prompts[0])
-    with tqdm(total=repeats * len(runs), desc="trees", unit="run", leave=False) as progress:
+    with tqdm(total=repeats * len(runs), desc="bench: trees", unit="run", leave=False) as progress:
         timings = speedup.time_methods(setup, runs, repeats, progress)
     ar = timings.median("autoregressive")
     rows = []
