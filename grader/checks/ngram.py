@@ -5,8 +5,9 @@ initialised and updated (the longest known context decides, shorter ones back it
 the most frequent continuation wins, ties go to the first seen, None where it knows
 nothing).
 
-The loop is graded with the course's storage, so that a storage still being written
-never hides a correct loop, and on what makes it correct, not on what it drafts: drafts
+The loop is graded with the learner's own storage once it has passed those properties
+(a wrong storage stops the check there: the loop's fixed-draft properties rest on it), and
+on what makes the loop correct, not on what it drafts: drafts
 that depend only on the text so far and on the target's verified logits give an exact
 loop, a storage that is never updated (prompt lookup) included; it is slower, not wrong.
 Under greedy decoding: the output equals the target's alone, every target forward sees
@@ -15,20 +16,18 @@ returned rate is the drafts accepted over the drafts made, end tokens and ``max_
 are honoured; with a storage that ignores updates the drafts are fixed by the contract,
 so the forwards must be the reference's. Under sampling: the law of the first L tokens,
 computed exactly by enumeration through the tiny target, jointly and token by token.
+The storage's answers, the target's greedy decoding, the reference loop's forwards and
+the exact laws are the decider's alone (grader/judges/ngram.py).
 """
 from dataclasses import dataclass
 
 from grader.checks.harness import CheckRun, Stop
 from grader.checks.loop_properties import MODEL_SEED, NO_EOS, check_shipped_greedy
 from grader.checks.speculative_generate import generated
-from grader.observers import ngram_trace
 from grader.observers.trace import LoggedModel
-from grader.oracle import laws, stats, tiny
+from grader.oracle import tiny
 from grader.verdict import ERROR
 from solutions import sampling
-from solutions.autoregressive import as_list, autoregressive_generate
-from solutions.ngram import NGramStorage, PromptLookup
-from solutions.ngram import ngram_assisted_speculative_generate as reference_generate
 
 VOCAB = tiny.TINY_VOCAB
 SHOWN_FORWARDS = 6
@@ -37,54 +36,70 @@ SHOWN_FORWARDS = 6
 @dataclass(frozen=True)
 class StorageCase:
     """``NGramStorage(n, VOCAB)``, initialised with each of ``prompts`` in turn, then
-    ``updates`` (context, tokens); ``next_token(query)`` must give ``expected``."""
+    ``updates`` (context, tokens); ``next_token(query)`` must give what the judge holds."""
 
     prop: str
     n: int
     prompts: tuple
     query: tuple
-    expected: int | None
     hint: str
     updates: tuple = ()
 
 
 REPEATS = (0, 1, 2, 3, 1, 4, 3, 1, 4)  # (0, 1) -> 2 once; (1,) -> 2 once, 4 twice
 STORAGE_CASES = [
-    StorageCase("the longest context decides", 3, (REPEATS,), (0, 1), 2,
+    StorageCase("the longest context decides", 3, (REPEATS,), (0, 1),
                 "look up the last n − 1 tokens first, then shorter suffixes: here (0, 1) was "
                 "followed by 2, while (1,) alone was followed more often by 4"),
-    StorageCase("back-off to a shorter context", 3, (REPEATS,), (5, 1), 4,
+    StorageCase("back-off to a shorter context", 3, (REPEATS,), (5, 1),
                 "when the last n − 1 tokens were never seen, try the last n − 2, and so on "
                 "down to the last token alone"),
-    StorageCase("an unknown context gives None", 3, (REPEATS,), (4, 5), None,
+    StorageCase("an unknown context gives None", 3, (REPEATS,), (4, 5),
                 "return None when not even the last token was ever followed by anything"),
-    StorageCase("an empty context gives None", 3, (REPEATS,), (), None,
+    StorageCase("an empty context gives None", 3, (REPEATS,), (),
                 "a context of no tokens has no suffix to look up: return None"),
-    StorageCase("only the last n − 1 tokens count", 3, (REPEATS,), (2, 3, 0, 1), 2,
+    StorageCase("only the last n − 1 tokens count", 3, (REPEATS,), (2, 3, 0, 1),
                 "a longer context is cut to its last n − 1 tokens (here (0, 1))"),
-    StorageCase("update counts every suffix of the context", 3, (REPEATS,), (5, 1), 5,
+    StorageCase("update counts every suffix of the context", 3, (REPEATS,), (5, 1),
                 "update(context, tokens) counts each token after every suffix of 1 to n − 1 "
                 "tokens of the context: three 5s after (3, 2, 0, 1) also count after (1,)",
                 updates=(((3, 2, 0, 1), (5,)),) * 3),
-    StorageCase("updates outweigh the prompt", 3, (REPEATS,), (0, 1), 5,
+    StorageCase("updates outweigh the prompt", 3, (REPEATS,), (0, 1),
                 "the most frequent continuation wins: 5 counted three times after (0, 1), 2 once",
                 updates=(((3, 2, 0, 1), (5,)),) * 3),
-    StorageCase("update counts each of several tokens", 3, ((4, 0),), (4,), 5,
+    StorageCase("update counts each of several tokens", 3, ((4, 0),), (4,),
                 "update(context, [2, 5]) counts 2 once and 5 once; after update([4], [5]) 5 has "
                 "two counts after (4,)", updates=(((4,), (2, 5)), ((4,), (5,)))),
-    StorageCase("ties go to the continuation seen first", 3, ((3, 2, 3, 0),), (3,), 2,
+    StorageCase("ties go to the continuation seen first", 3, ((3, 2, 3, 0),), (3,),
                 "(3,) was followed once by 2, then once by 0: on equal counts keep the first seen "
                 "(Python's max over a dict in insertion order does)"),
-    StorageCase("n = 2 looks at the last token only", 2, ((0, 1, 2, 0, 1, 3),), (2, 0), 1,
+    StorageCase("n = 2 looks at the last token only", 2, ((0, 1, 2, 0, 1, 3),), (2, 0),
                 "with n = 2 the context is the last token alone"),
     StorageCase("n = 4: three tokens of context first", 4, ((0, 1, 2, 3, 5, 1, 2, 4, 5, 1, 2, 4),),
-                (0, 1, 2), 3, "with n = 4 try the last three tokens first: (0, 1, 2) was followed "
+                (0, 1, 2), "with n = 4 try the last three tokens first: (0, 1, 2) was followed "
                 "by 3, while (1, 2) was followed more often by 4"),
     StorageCase("n = 4: back-off by one token", 4, ((0, 1, 2, 3, 5, 1, 2, 4, 5, 1, 2, 4),),
-                (3, 1, 2), 4, "(3, 1, 2) was never seen: back off to (1, 2)"),
-    StorageCase("initialize forgets what came before", 3, (REPEATS, (5, 5)), (0, 1), None,
+                (3, 1, 2), "(3, 1, 2) was never seen: back off to (1, 2)"),
+    StorageCase("initialize forgets what came before", 3, (REPEATS, (5, 5)), (0, 1),
                 "initialize(ids) starts from an empty storage, then learns the n-grams of ids"),
 ]
+
+
+
+class PromptOnly:
+    """A storage that learns the prompt only (prompt lookup): ``update`` changes nothing."""
+
+    def __init__(self, storage):
+        self.storage = storage
+
+    def initialize(self, ids: list[int]) -> None:
+        self.storage.initialize(ids)
+
+    def update(self, context: list[int], tokens: list[int]) -> None:
+        pass
+
+    def next_token(self, context: list[int]) -> int | None:
+        return self.storage.next_token(context)
 
 
 @dataclass
@@ -102,9 +117,10 @@ class Run:
     lookup: bool = False  # a storage that learns the prompt only (prompt lookup)
     eos: int | list[int] = NO_EOS
 
-    def storage(self):
-        storage = NGramStorage(self.n, VOCAB)
-        return PromptLookup(storage) if self.lookup else storage
+    def storage(self, check: CheckRun, storage_class):
+        """A new storage of the learner's class, ``storage_class(n, VOCAB)``."""
+        storage = check.call(storage_class, self.n, VOCAB, what=f"(NGramStorage({self.n}, {VOCAB}), for the loop)")
+        return PromptOnly(storage) if self.lookup else storage
 
     def kwargs(self) -> dict:
         return dict(gamma=self.gamma, max_gen_len=self.max_gen_len, first_target=self.first_target,
@@ -189,14 +205,17 @@ def run(check: CheckRun) -> None:
     generate = check.function("ngram_assisted_speculative_generate")
     for case in STORAGE_CASES:
         check_storage(check, storage_class, case)
+    # the loop runs with the learner's storage: its fixed drafts rest on the storage's answers,
+    # which the decider alone judges (the runner, which never judges, runs on to no purpose)
+    check.stop_if_failed("loop's properties (the loop runs with your NGramStorage)")
     target = tiny.tiny_pair(MODEL_SEED)[0]
     for greedy_run in GREEDY_RUNS + END_TOKEN_RUNS:
-        check_greedy(check, generate, target, greedy_run)
+        check_greedy(check, generate, storage_class, target, greedy_run)
     for prop, fixed_run, hint in FIXED_DRAFT_RUNS:
-        check_fixed_drafts(check, generate, target, prop, fixed_run, hint)
-    check_shipped_pair(check, generate)
+        check_fixed_drafts(check, generate, storage_class, target, prop, fixed_run, hint)
+    check_shipped_pair(check, generate, storage_class)
     for case in LAW_CASES:
-        check_law(check, generate, target, case)
+        check_law(check, generate, storage_class, target, case)
 
 
 def check_storage(check, storage_class, case: StorageCase):
@@ -215,59 +234,24 @@ def check_storage(check, storage_class, case: StorageCase):
                       "return a Python int (int(token)) for a prediction, None when the storage "
                       "knows nothing: the loop puts drafts in a list and tests `is None`")
         return
-    check.require(f"storage: {case.prop}", got == case.expected,
-                  f"next_token({list(case.query)}) returned {got!r} {what}; expected {case.expected!r}",
-                  case.hint)
+    check.judge("storage", case, got, what)
 
 
-def check_greedy(check, generate, target, greedy_run: Run):
-    """Output, rounds, cache and rate of one greedy run."""
+def check_greedy(check, generate, storage_class, target, greedy_run: Run):
+    """Output, rounds, cache and rate of one greedy run (grader/judges/ngram.py)."""
     label = repr(greedy_run)
-    free = autoregressive_generate(greedy_run.prompt, target, max_gen_len=greedy_run.max_gen_len,
-                                   eos_tokens_id=NO_EOS)
-    expected = laws.truncate_at_eos(free, as_list(greedy_run.eos))
     log = []
+    storage = greedy_run.storage(check, storage_class)
     try:
-        ids, rate = generated(check, generate, list(greedy_run.prompt), greedy_run.storage(),
+        ids, rate = generated(check, generate, list(greedy_run.prompt), storage,
                               LoggedModel(target, "target", log), **greedy_run.kwargs(),
                               what=f"(greedy, {label})")
     except Stop as stop:  # a broken cache often ends in a shape error: say so first
         if stop.status == ERROR and greedy_run.use_cache:
-            found, problem = ngram_trace.rounds(log, greedy_run.prompt, expected, partial=True)
-            broken = problem or cache_problem(found, use_cache=True)
-            if broken:
-                with check.observing():
-                    check.fail(f"cache discipline ({label})", f"{broken}; then it raised: {stop.summary}",
-                               CACHE_HINT)
+            with check.observing():
+                check.judge("crashed", log, target, greedy_run, label, stop.summary)
         raise
-    prop = "end tokens" if greedy_run.eos != NO_EOS else "greedy output"
-    if not check.require(f"{prop} ({label})", ids == expected,
-                         f"gave {ids}; greedy decoding of the target alone gives {expected}",
-                         "verify each draft against the target's distribution at its position (the "
-                         "logits of the last k + 1 positions); stop right after the earliest end "
-                         "token among all the tokens a round emits; never emit more than "
-                         "max_gen_len tokens (draft min(gamma, tokens left − 1))"):
-        return
-    with check.observing():  # the rounds, as the target wrapper logged them
-        found, problem = ngram_trace.rounds(log, greedy_run.prompt, ids)
-        if not check.require(f"one target forward per round ({label})", problem is None, str(problem),
-                             "each round is ONE target forward over the text so far and the round's "
-                             "drafts (with a cache: over what the cache lacks); it emits the accepted "
-                             "drafts and one token of the target's"):
-            return
-        broken = cache_problem(found, greedy_run.use_cache)
-        check.require(f"{'cache discipline' if greedy_run.use_cache else 'no cache'} ({label})",
-                      broken is None, str(broken), CACHE_HINT if greedy_run.use_cache else
-                      "with use_cache=False run the target over the whole sequence, with no cache")
-        if greedy_run.eos == NO_EOS:
-            accepted, drafted = ngram_trace.acceptance(found)
-            right = accepted / drafted if drafted else 0.0
-            check.require(f"acceptance rate ({label})", abs(rate - right) < 1e-9,
-                          f"returned the rate {rate}; the forwards show {accepted} accepted of "
-                          f"{drafted} drafted tokens ({right})",
-                          "accepted drafts / drafted tokens over the whole call, counting the drafts "
-                          "each round really made (fewer than gamma near the end or when drafting "
-                          "stopped); 0.0 when nothing was drafted")
+    check.judge("greedy_run", ids, rate, log, target, greedy_run, label)
 
 
 def cache_problem(found, use_cache: bool) -> str | None:
@@ -282,54 +266,34 @@ def cache_problem(found, use_cache: bool) -> str | None:
     return None
 
 
-def check_fixed_drafts(check, generate, target, prop, fixed_run: Run, hint):
+def check_fixed_drafts(check, generate, storage_class, target, prop, fixed_run: Run, hint):
     """A storage that ignores updates: the contract fixes every draft, so every forward."""
-    label = repr(fixed_run)
-    expected_log, actual_log = [], []
-    reference_generate(list(fixed_run.prompt), fixed_run.storage(),
-                       LoggedModel(target, "target", expected_log), **fixed_run.kwargs())
-    generated(check, generate, list(fixed_run.prompt), fixed_run.storage(),
-              LoggedModel(target, "target", actual_log), **fixed_run.kwargs(), what=f"(greedy, {label})")
+    actual_log = []
+    generated(check, generate, list(fixed_run.prompt), fixed_run.storage(check, storage_class),
+              LoggedModel(target, "target", actual_log), **fixed_run.kwargs(), what=f"(greedy, {fixed_run!r})")
     with check.observing():  # the forwards, as the target wrapper logged them
-        expected = [(c.cached, c.ids) for c in expected_log]
-        actual = [(c.cached, c.ids) for c in actual_log]
-        wrong = next((i for i, (a, b) in enumerate(zip(actual, expected)) if a != b),
-                     None if len(actual) == len(expected) else min(len(actual), len(expected)))
-        if wrong is None:
-            check.require(f"{prop} ({label})", True, "")
-            return
-        rows = [["forward", "cached", "fed", "expected cached", "expected fed"]]
-        for i in range(max(0, wrong - SHOWN_FORWARDS + 2), min(wrong + 2, max(len(actual), len(expected)))):
-            got = actual[i] if i < len(actual) else ("-", "-")
-            want = expected[i] if i < len(expected) else ("-", "-")
-            rows.append([str(i + 1), str(got[0]), str(got[1]), str(want[0]), str(want[1])])
-        check.require(f"{prop} ({label})", False,
-                      f"target forward {wrong + 1} differs from the contract's (the storage ignores "
-                      "updates, so the drafts are fixed)", hint, rows)
+        check.judge("fixed_drafts", prop, actual_log, target, fixed_run, hint)
 
 
-def check_shipped_pair(check, generate):
+def check_shipped_pair(check, generate, storage_class):
     text = "def area(width, height):\n    return width * height\n\n\ndef perimeter(width, height):\n    return"
-    check_shipped_greedy(check, "greedy output (shipped target)", [text], 24,
-                         lambda prompt, _, target: generated(
-                             check, generate, prompt, NGramStorage(3, target.config.vocab_size), target,
-                             gamma=4, max_gen_len=24, use_cache=True, what="(the shipped target, greedy)")[0])
+
+    def run(prompt, _, target):
+        storage = check.call(storage_class, 3, target.config.vocab_size,
+                             what=f"(NGramStorage(3, {target.config.vocab_size}), for the shipped target)")
+        return generated(check, generate, prompt, storage, target, gamma=4, max_gen_len=24, use_cache=True,
+                         what="(the shipped target, greedy)")[0]
+
+    check_shipped_greedy(check, "greedy output (shipped target)", [text], 24, run)
 
 
-def check_law(check, generate, target, case: LawCase):
+def check_law(check, generate, storage_class, target, case: LawCase):
     label = repr(case)
     law_run = case.run
     check.seed_everything("law", label)
-    samples = [tuple(generated(check, generate, list(law_run.prompt), law_run.storage(), target,
-                               logits_processor=case.processor, **law_run.kwargs(),
+    samples = [tuple(generated(check, generate, list(law_run.prompt), law_run.storage(check, storage_class),
+                               target, logits_processor=case.processor, **law_run.kwargs(),
                                what=f"({label})")[0])
                for _ in range(case.draws)]
-    law = laws.sequence_law(target, law_run.prompt, law_run.max_gen_len, case.processor,
-                            as_list(law_run.eos))
-    tested = [(f"law of the first {law_run.max_gen_len} tokens", samples, law, "sequence")]
-    for position in range(law_run.max_gen_len):
-        tokens = [s[position] if position < len(s) else None for s in samples]
-        tested.append((f"law of token {position + 1}", tokens, laws.marginal(law, position),
-                       f"token {position + 1}"))
-    for prop, observed, exact, what in tested:
-        check.test(f"{prop} ({label})", stats.goodness_of_fit(observed, exact, what), LAW_HINT)
+    check.judge("loop_properties.law_tests", samples, target, law_run.prompt, law_run.max_gen_len,
+                case.processor, law_run.eos, label, LAW_HINT)

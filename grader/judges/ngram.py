@@ -1,0 +1,108 @@
+"""The ngram check's expected values: what the storage must predict in each case, the
+target's greedy decoding the loop's output is held to, and the reference loop's forwards
+with a storage that ignores updates (its drafts are then fixed by the contract)."""
+from grader.checks.harness import CheckRun
+from grader.checks.ngram import CACHE_HINT, SHOWN_FORWARDS, VOCAB, Run, StorageCase, cache_problem
+from grader.checks.loop_properties import NO_EOS
+from grader.judges.loop_properties import apart
+from grader.observers import ngram_trace
+from solutions.autoregressive import autoregressive_generate
+from solutions.ngram import NGramStorage, PromptLookup, ngram_assisted_speculative_generate
+
+ANSWERS = {  # StorageCase.prop -> what next_token must give
+    "the longest context decides": 2,
+    "back-off to a shorter context": 4,
+    "an unknown context gives None": None,
+    "an empty context gives None": None,
+    "only the last n − 1 tokens count": 2,
+    "update counts every suffix of the context": 5,
+    "updates outweigh the prompt": 5,
+    "update counts each of several tokens": 5,
+    "ties go to the continuation seen first": 2,
+    "n = 2 looks at the last token only": 1,
+    "n = 4: three tokens of context first": 3,
+    "n = 4: back-off by one token": 4,
+    "initialize forgets what came before": None,
+}
+GREEDY_HINT = ("verify each draft against the target's distribution at its position (the logits of "
+               "the last k + 1 positions); stop right after the earliest end token among all the "
+               "tokens a round emits; never emit more than max_gen_len tokens (draft min(gamma, "
+               "tokens left − 1))")
+
+
+def storage(check: CheckRun, case: StorageCase, got, what: str) -> None:
+    expected = ANSWERS[case.prop]
+    check.require(f"storage: {case.prop}", got == expected,
+                  f"next_token({list(case.query)}) returned {got!r} {what}; expected {expected!r}", case.hint)
+
+
+def reference_storage(run: Run):
+    """The course's storage for ``run``: ``NGramStorage(run.n, VOCAB)``, in a PromptLookup
+    when the run's storage learns the prompt only."""
+    storage = NGramStorage(run.n, VOCAB)
+    return PromptLookup(storage) if run.lookup else storage
+
+
+def expected_text(target, run: Run) -> list[int]:
+    """The target's greedy decoding of ``run``'s prompt, up to its end tokens."""
+    return autoregressive_generate(run.prompt, target, max_gen_len=run.max_gen_len, eos_tokens_id=run.eos)
+
+
+def crashed(check: CheckRun, log: list, target, run: Run, label: str, raised: str) -> None:
+    """A run with a cache that raised: a cache discipline its forwards broke first, if any."""
+    found, problem = ngram_trace.rounds(log, run.prompt, expected_text(target, run), partial=True)
+    broken = problem or cache_problem(found, use_cache=True)
+    if broken:
+        check.fail(f"cache discipline ({label})", f"{broken}; then it raised: {raised}", CACHE_HINT)
+
+
+def greedy_run(check: CheckRun, ids: list[int], rate: float, log: list, target, run: Run, label: str) -> None:
+    """The output of one greedy run against the target's alone; when it is right, its
+    rounds, cache and rate as the target wrapper logged them."""
+    expected = expected_text(target, run)
+    prop = "end tokens" if run.eos != NO_EOS else "greedy output"
+    if not check.require(f"{prop} ({label})", ids == expected,
+                         f"gave {ids}; greedy decoding of the target alone gives {expected}", GREEDY_HINT):
+        return
+    with check.observing():
+        found, problem = ngram_trace.rounds(log, run.prompt, ids)
+        if not check.require(f"one target forward per round ({label})", problem is None, str(problem),
+                             "each round is ONE target forward over the text so far and the round's "
+                             "drafts (with a cache: over what the cache lacks); it emits the accepted "
+                             "drafts and one token of the target's"):
+            return
+        broken = cache_problem(found, run.use_cache)
+        check.require(f"{'cache discipline' if run.use_cache else 'no cache'} ({label})",
+                      broken is None, str(broken), CACHE_HINT if run.use_cache else
+                      "with use_cache=False run the target over the whole sequence, with no cache")
+        if run.eos == NO_EOS:
+            accepted, drafted = ngram_trace.acceptance(found)
+            right = accepted / drafted if drafted else 0.0
+            check.require(f"acceptance rate ({label})", abs(rate - right) < 1e-9,
+                          f"returned the rate {rate}; the forwards show {accepted} accepted of "
+                          f"{drafted} drafted tokens ({right})",
+                          "accepted drafts / drafted tokens over the whole call, counting the drafts "
+                          "each round really made (fewer than gamma near the end or when drafting "
+                          "stopped); 0.0 when nothing was drafted")
+
+
+def fixed_drafts(check: CheckRun, prop: str, actual_log: list, target, run: Run, hint: str) -> None:
+    """The learner's target forwards against the reference loop's with the same storage."""
+    label = repr(run)
+    _, _, expected_log = apart(ngram_trace.traced, ngram_assisted_speculative_generate, list(run.prompt),
+                               reference_storage(run), target, **run.kwargs())
+    expected = [(c.cached, c.ids) for c in expected_log]
+    actual = [(c.cached, c.ids) for c in actual_log]
+    wrong = next((i for i, (a, b) in enumerate(zip(actual, expected)) if a != b),
+                 None if len(actual) == len(expected) else min(len(actual), len(expected)))
+    if wrong is None:
+        check.require(f"{prop} ({label})", True, "")
+        return
+    rows = [["forward", "cached", "fed", "expected cached", "expected fed"]]
+    for i in range(max(0, wrong - SHOWN_FORWARDS + 2), min(wrong + 2, max(len(actual), len(expected)))):
+        got = actual[i] if i < len(actual) else ("-", "-")
+        want = expected[i] if i < len(expected) else ("-", "-")
+        rows.append([str(i + 1), str(got[0]), str(got[1]), str(want[0]), str(want[1])])
+    check.require(f"{prop} ({label})", False,
+                  f"target forward {wrong + 1} differs from the contract's (the storage ignores "
+                  "updates, so the drafts are fixed)", hint, rows)
