@@ -11,22 +11,19 @@ the first L tokens (the target's alone), the joint law of the output and
 ``mean_accepted`` (grader/oracle/tree_laws.py: the walk's multi-draft verification, level by
 level), the law of ``mean_accepted``, and the law of the root's first two children, read
 from the target's forward (i.i.d. draws of q). From the same runs: one target forward per
-round, scoring the whole tree, and ``mean_accepted`` = accepted / target forwards.
+round, scoring the whole tree, and ``mean_accepted`` = accepted / target forwards. The
+reference loop's forwards and the exact laws are the decider's alone
+(grader/judges/tree_generate.py).
 """
 import functools
-
-import torch
 
 from grader.checks import kv_cache
 from grader.checks import loop_properties as shared
 from grader.checks.harness import CheckRun
-from grader.checks.verifier_rounds import LAW_TEST
 from grader.observers.trace import LoggedModel
-from grader.oracle import acceptance, laws, stats, tree_laws
 from solutions import sampling
 from solutions.autoregressive import as_list
 from solutions.trees import tree_parents
-from solutions.trees import tree_speculative_generate as reference_generate
 
 GREEDY_RUNS = [(prompt, {"branching": branching, "use_cache": use_cache})
                for branching, prompt in (((2,), [0]), ((2, 2), [2, 3, 4]), ((3, 1), [5, 1]), ((2, 2, 1), [1, 2]))
@@ -91,7 +88,7 @@ def run(check: CheckRun) -> None:
             dict(branching=branching, logits_processor=shared.GREEDY, max_gen_len=12,
                  eos_tokens_id=shared.NO_EOS, use_cache=True),
             f"{name} drafter, prompt {prompt}, branching={branching}",
-            reference=reference_generate, returned=generated, rules=RULES)
+            returned=generated, judge="tree_generate.discipline")
     check_shipped_pair(check, generate)
     for case in LAW_CASES:
         check_law(check, generate, target, drafters, case)
@@ -152,7 +149,7 @@ def check_law(check, generate, target, drafters, case):
         log = []
         ids, mean = generated(check, generate, case.prompt, drafter, LoggedModel(target, "target", log),
                               **case.kwargs(), what=f"({label})")
-        samples.append((tuple(ids), acceptance.as_fraction(mean)))
+        samples.append((tuple(ids), mean))
         first_trees.append(log[0].ids if log else [])
         if not set(ids) & set(as_list(case.eos)):  # no end token cut a round short
             identity.append((len(ids), len(log), mean))
@@ -165,25 +162,7 @@ def check_law(check, generate, target, drafters, case):
                       "a run without end tokens emits one token more than it accepts per round, so "
                       "tokens = forwards · (1 + mean_accepted)", MEAN_HINT + "; and run one target "
                       "forward per round, none before the first")
-
-    eos = as_list(case.eos)
-    law = tree_laws.generate_law(target, drafter, case.prompt, case.branching, case.length,
-                                 case.processor, eos)
-    target_law = laws.sequence_law(target, case.prompt, case.length, case.processor, eos)
-    outputs = [s for s, _ in samples]
-    shared.law_tests(check, outputs, target_law, case.length, label, LAW_HINT, **LAW_TEST)
-    check.test(f"joint law of the output and mean_accepted ({label})",
-               stats.goodness_of_fit(samples, law, "(sequence, mean_accepted)", **LAW_TEST), LAW_HINT)
-    check.test(f"law of mean_accepted ({label})",
-               stats.goodness_of_fit([m for _, m in samples], tree_laws.marginal(law, lambda o: o[1]),
-                                     "mean_accepted", **LAW_TEST), MEAN_HINT)
-    if case.branching[0] >= 2:
-        pairs = [tuple(ids[len(case.prompt): len(case.prompt) + 2]) for ids in first_trees]
-        with torch.no_grad():
-            q = case.processor(drafter(torch.tensor([case.prompt])).logits[0, -1].double()).tolist()
-        sibling_law = {(a, b): q[a] * q[b] for a in range(len(q)) for b in range(len(q)) if q[a] * q[b] > 0}
-        check.test(f"the root's first two children are i.i.d. draws of q ({label})",
-                   stats.goodness_of_fit(pairs, sibling_law, "sibling pair", **LAW_TEST), SIBLING_HINT)
+    check.judge("laws", samples, first_trees, target, drafter, case)
 
 
 def whole_tree(check, case, first_trees):
