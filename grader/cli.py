@@ -1,14 +1,18 @@
 """The `grader` command: check exercises, list progress, bench, demo and audit samplers."""
-import argparse
-import os
-import sys
-from pathlib import Path
+import time
 
-from grader import exercises, implementation, progress
-from grader.bench.timing import DEFAULT_THREADS
-from grader.decider import GraderFilesChanged, run_isolated, sandbox
-from grader.implementation import DEFAULT_IMPL
-from grader.verdict import format_text, to_json
+STARTED = time.monotonic()  # before the imports below: they are part of what a check costs
+
+import argparse  # noqa: E402
+import os  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from grader import exercises, implementation, progress  # noqa: E402
+from grader.bench.timing import DEFAULT_THREADS  # noqa: E402
+from grader.decider import GraderFilesChanged, run_isolated, sandbox  # noqa: E402
+from grader.implementation import DEFAULT_IMPL  # noqa: E402
+from grader.verdict import format_text, to_json  # noqa: E402
 
 DEFAULT_SEED = 0
 
@@ -33,6 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="run your code outside the sandbox (it is used wherever it can run)")
     check.add_argument("--json", action="store_true", help="print one JSON object")
     check.add_argument("-v", "--verbose", action="store_true", help="every finding and traceback")
+    check.add_argument("--hint", type=int, nargs="?", const=2, default=1, metavar="LEVEL",
+                       help="how many levels of each hint to show, the idea first, then closer to "
+                            "the code (--hint alone: 2)")
 
     grading = commands.add_parser("grade", help="grade a class's submissions for credit (each "
                                   "in its own runner; a table, CSV, Gradescope results)")
@@ -192,16 +199,20 @@ def check(parser: argparse.ArgumentParser, args) -> int:
                                     sandboxed=not unsandboxed):
             verdicts.append(verdict)
             if not args.json:
-                print(format_text(verdict, args.verbose), flush=True)
+                print(format_text(verdict, args.verbose, hints=args.hint), flush=True)
     except GraderFilesChanged as exc:
         print(f"✘ {exc}", file=sys.stderr)
         return 1
     progress.record(verdicts, args.impl, exercises.BY_ID)
+    seconds, checking = time.monotonic() - STARTED, sum(v.seconds for v in verdicts)
     if args.json:
-        print(to_json(verdicts))
-    elif len(verdicts) > 1:
-        passed = sum(v.passed for v in verdicts)
-        print(f"{passed} of {len(verdicts)} checks passed (seed {args.seed}).")
+        print(to_json(verdicts, seconds))
+    else:
+        if len(verdicts) > 1:
+            passed = sum(v.passed for v in verdicts)
+            print(f"{passed} of {len(verdicts)} checks passed (seed {args.seed}).")
+        print(f"{seconds:.1f} s in all: {checking:.1f} s checking, {seconds - checking:.1f} s "
+              "starting Python, torch and the runner.")
     return 0 if verdicts and all(v.passed for v in verdicts) else 1
 
 

@@ -171,6 +171,8 @@ def format_html(verdict: Verdict, verbose: bool = False, hints: int = 1) -> str:
             f"{body}</pre>")
 
 
-def to_json(verdicts: list[Verdict]) -> str:
-    return json.dumps({"passed": all(v.passed for v in verdicts),
+def to_json(verdicts: list[Verdict], seconds: float | None = None) -> str:
+    """The verdicts as one JSON object; ``seconds``: the command's wall time, when known."""
+    timed = {} if seconds is None else {"seconds": round(seconds, 3)}
+    return json.dumps({"passed": all(v.passed for v in verdicts), **timed,
                        "checks": [v.to_dict() for v in verdicts]})

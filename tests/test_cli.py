@@ -1,5 +1,6 @@
 """The command line: exit codes, usage errors, closed pipes, time limits, the progress board."""
 import json
+import re
 import subprocess
 import sys
 
@@ -93,3 +94,15 @@ def test_progress_follows_the_exercises_own_functions(tmp_path):
     assert progress.status(greedy_match, str(path)) == progress.CHANGED
     path.write_text(source + "\n\nSHARED = 1\n")
     assert progress.status(greedy_match, str(path)) == progress.CHANGED
+
+
+def test_hint_shows_the_next_level_and_the_time_is_told(tmp_path):
+    """A failing check's hint at the second level on asking, and the command's wall time with
+    the checks' own share (the rest is start-up)."""
+    wrong = tmp_path / "no_clamp.py"
+    wrong.write_text((ROOT / "solutions" / "residual.py").read_text().replace("x.clamp(min=0)", "x"))
+    first, second = (run_grader("check", "max_fn", "--impl", str(wrong), *extra) for extra in ((), ("--hint",)))
+    assert "--hint 2" in first.stdout and "hint 2:" not in first.stdout, first.stdout
+    assert "hint 2: x.clamp(min=0)" in second.stdout, second.stdout
+    total, checking = map(float, re.search(r"([\d.]+) s in all: ([\d.]+) s checking", second.stdout).groups())
+    assert 0 <= checking < total
