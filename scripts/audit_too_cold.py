@@ -5,9 +5,9 @@ and, on the same draws, with plain Holm over all tests (the procedure before it)
     python scripts/audit_too_cold.py [--seeds 20] [--r 0.18] [--jobs 1]
 
 The sampler is tests/audit_samplers/too_cold.py (the target sampled at T / (1 + r) while the
-settings say T = 0.8, top-p 0.95). Prints one row per seed (the pooled p-values, both
-verdicts), the catch counts with exact binomial 95 % intervals, and the machine's load before
-and after. One torch thread per worker.
+settings say T = 0.8, top-p 0.95); ``--r 0`` makes it exact, and its counts false alarms.
+Prints one row per seed (the pooled p-values, both verdicts), the catch counts with exact
+binomial 95 % intervals, and the machine's load before and after. One torch thread per worker.
 """
 import argparse
 import importlib.util

@@ -116,7 +116,8 @@ def draw_figure(record, tests, title: str):
     right.set(xlabel="position in the generated text", ylabel="−log10 p-value", title="per position")
     right.legend(fontsize=8)
     rejected = sum(t.rejected for t in tests)
-    verdict = f"FAIL: {rejected} of {len(tests)} tests reject" if rejected else "PASS"
+    headlines = [line.split(":")[0] for line in diagnose(tests)]
+    verdict = f"FAIL: {rejected} of {len(tests)} tests reject ({'; '.join(headlines)})" if rejected else "PASS"
     fig.suptitle(f"{verdict} — {title}", fontsize=9, color="tab:red" if rejected else "black")
     fig.tight_layout()
     return fig
