@@ -26,7 +26,11 @@ runner's next record after matching its index and the digest of its arguments. S
    recorded inside ``check.observing()``.
 4. A property the check cannot evaluate is ``check.skip``-ped, never passed.
 5. Expected values go in the check's judge (grader/judges/), called with ``check.judge``:
-   the runner skips it, so nothing the check calls next may depend on what it decides.
+   the runner skips it, so no argument of a later call may depend on what it decides
+   (take it from the learner's own earlier output instead). The runner imports the
+   reference with the graded exercises' names withheld (grader/decider/reference.py):
+   a check calls none of them, and takes from ``solutions`` only inputs (processors) and
+   provided helpers.
 
 ``tests/test_determinism.py`` runs every check twice on the reference and fails on the
 first call that differs (``selftest.in_process.first_difference``).

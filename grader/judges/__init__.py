@@ -5,7 +5,13 @@ and the properties it records from them. The check calls it through ``check.judg
 ...)``: the decider runs it, the runner skips it (it would only record properties the
 decider decides anyway), and the runner's sandbox covers this folder, so the learner's
 code finds no expected value here to answer with. A judge never calls the learner's code
-and returns nothing: what the check calls next never depends on it.
+and returns nothing, so the arguments of the check's next calls never depend on it. A judge
+may end the check (``check.fail``, or a finding before ``stop_if_failed``): the runner,
+which never ran it, runs on, and the decider gives the exercises after it to a new runner,
+which costs that submission time, never a different verdict.
 
-Checks move their expected values here one at a time; docs/grading.md lists which have.
+Every check's expected values are here: the exact laws (``grader.oracle``'s ``laws``,
+``acceptance``, ``verifier_laws``, ``tree_laws``), the reference's outputs and the
+formulas. A judge shared by several checks is called by a dotted name
+(``check.judge("loop_properties.law_tests", ...)``).
 """
