@@ -147,7 +147,8 @@ class Runner:
                    *(["--grading"] if self.grading else []),
                    *(["--import-root", str(self.import_root)] if self.import_root else []),
                    *(["--sandboxed"] if self.sandboxed else []),
-                   *(["--compile-cache", str(cache[0])] if cache else []), *exercise_ids]
+                   *(["--compile-cache", str(cache[0]), sandbox.NOT_COPIED] if cache else []),
+                   *exercise_ids]
         if not self.sandboxed:
             return command
         readable = [Path(impl)] if impl.endswith(".py") else []

@@ -34,6 +34,7 @@ from grader import sources
 
 SCRATCH_BYTES = 64 * 2**20  # the runner's /tmp, beside its copy of the compile cache
 CACHE_COPY_LIMIT = 512 * 2**20  # a larger compile cache is not copied: the runner compiles afresh
+NOT_COPIED = "precompiled_headers"  # 147 MB each, keyed by the cache's own path: no use in a copy
 SYSTEM_FOLDERS = ("usr", "etc", "sys")  # bound read-only; the top-level links into /usr follow them
 SYSTEM_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 PASSED_ENVIRONMENT = ("LANG", "LC_ALL", "LC_CTYPE", "PYTHONPATH", "HF_HUB_OFFLINE",
@@ -136,13 +137,15 @@ def compile_cache_folder() -> Path:
 
 
 def compile_cache() -> tuple[Path, int] | None:
-    """torch.compile's cache folder (inductor's) and its size in bytes, if it exists and is at
-    most CACHE_COPY_LIMIT (its files are counted, no link followed)."""
+    """torch.compile's cache folder (inductor's) and the size in bytes of what a runner copies
+    of it (``NOT_COPIED`` left out), if it exists and that is at most CACHE_COPY_LIMIT (its
+    files are counted, no link followed)."""
     folder = compile_cache_folder()
     if not folder.is_dir():
         return None
     size = 0
-    for root, _, files in os.walk(folder):
+    for root, folders, files in os.walk(folder):
+        folders[:] = [name for name in folders if name != NOT_COPIED]
         size += sum(os.lstat(os.path.join(root, name)).st_size for name in files)
     return (folder.resolve(), size) if size <= CACHE_COPY_LIMIT else None
 

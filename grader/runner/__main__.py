@@ -12,8 +12,8 @@ OUTPUT_LIMIT_BYTES = 32 * 2**20  # a flood of prints fails the write instead of 
 MEMORY_LIMIT_BYTES = 8 * 2**30  # writable memory (RLIMIT_DATA): torch, the models, the learner's tensors
 PROCESS_LIMIT = 256  # processes and threads, counted inside the sandbox's user namespace
 OPEN_FILES_LIMIT = 1024
-SETUP_BYTES = 2**21  # the decider's one line on standard input (seeds, the reference's sources)
 CACHE_COPY = "/tmp/torchinductor"  # in the sandbox: the runner's own copy of the compile cache
+SETUP_BYTES = 2**21  # the decider's one line on standard input (seeds, the reference's sources)
 
 
 def main():
@@ -27,12 +27,13 @@ def main():
                         help="import the implementation from this folder before anywhere else")
     parser.add_argument("--sandboxed", action="store_true",
                         help="also limit the processes (counted per user namespace: only in the sandbox)")
-    parser.add_argument("--compile-cache", default=None,
-                        help="in the sandbox: the grading user's compile cache, read-only, to copy")
+    parser.add_argument("--compile-cache", nargs=2, default=None, metavar=("FOLDER", "LEFT_OUT"),
+                        help="in the sandbox: the grading user's compile cache, read-only, to copy "
+                             "but for its folders named LEFT_OUT")
     parser.add_argument("exercises", nargs="+")
     args = parser.parse_args()
     if args.compile_cache:  # before torch is imported, and before the limits (its files may be large)
-        copy_compile_cache(args.compile_cache)
+        copy_compile_cache(*args.compile_cache)
     limit_resources(args.sandboxed)  # before anything else runs: hard limits stay lowered
     setup = json.loads(sys.stdin.buffer.readline(SETUP_BYTES))  # never on the command line
     seeds = setup["seeds"]
@@ -72,12 +73,13 @@ def main():
     channel.close()
 
 
-def copy_compile_cache(folder: str) -> None:
+def copy_compile_cache(folder: str, left_out: str) -> None:
     """The grading user's compile cache copied into this sandbox's /tmp, and used from there:
     what earlier compiles left is reused, what this runner compiles vanishes with it. A copy
     that does not fit (the cache grew since it was measured) is dropped: compiles start afresh."""
     try:
-        shutil.copytree(folder, CACHE_COPY, symlinks=True, dirs_exist_ok=True)
+        shutil.copytree(folder, CACHE_COPY, symlinks=True, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns(left_out))
     except OSError:
         shutil.rmtree(CACHE_COPY, ignore_errors=True)
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = CACHE_COPY
