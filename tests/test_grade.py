@@ -142,3 +142,20 @@ def test_the_reference_stands_in_for_other_exercises_only(tmp_path):
     for exercise, name in (("tree_attention", "trees.tree_layout"), ("max_fn", "residual.max_fn")):
         assert rows[exercise]["status"] == "error"
         assert f"`solutions.{name}` is withheld while {exercise} is graded" in rows[exercise]["summary"]
+
+
+def test_a_later_lesson_never_stands_in_for_an_earlier_exercise(tmp_path):
+    """A verifier borrowed from lesson 8's reference is withheld in the runner of every
+    exercise, and again when speculative_sampling is graded alone: an error, not a pass."""
+    done = finished_lessons()
+    borrowed = (ROOT / "tests/hostile/borrows_a_later_lesson.py").read_text()
+    verification = done["verification.py"] + "\n\n" + borrowed  # replaces its speculative_sampling
+    write_submission(tmp_path / "borrower", dict(done, **{"verification.py": verification}))
+    out_csv = tmp_path / "grades.csv"
+    result = run_grader("grade", str(tmp_path / "borrower"), "--exercises", "speculative_sampling",
+                        "batched_verify", "--csv", str(out_csv), *SANDBOX)
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = {r["exercise"]: r for r in csv.DictReader(out_csv.open())}
+    assert rows["batched_verify"]["status"] == "passed", rows["batched_verify"]["summary"]
+    spec = rows["speculative_sampling"]
+    assert spec["status"] == "error" and "batched_speculative_sampling` is withheld" in spec["summary"], spec

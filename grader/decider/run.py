@@ -66,7 +66,8 @@ def run_isolated(exercise_ids: list[str], impl: str, seed: int | dict[str, int],
             verdicts.update((v.exercise, v) for v in _decided(runner, batch, timeout, manifest))
             for exercise_id in batch if len(batch) > 1 else ():
                 if WITHHELD_MARK in verdicts[exercise_id].summary:  # a stub of another exercise?
-                    verdicts[exercise_id], = _decided(runner, [exercise_id], timeout, manifest)
+                    verdicts[exercise_id], = _decided(runner, [exercise_id], timeout, manifest,
+                                                      withheld=withheld_alone(exercise_id))
         yield from (verdicts[e] for e in exercise_ids)
     finally:
         torch.set_num_threads(threads)
@@ -80,12 +81,26 @@ def runner_batches(exercise_ids: list[str]) -> list[list[str]]:
     return alone + ([together] if together else [])
 
 
-def _decided(runner: "Runner", exercise_ids: list[str], timeout, manifest: "Preparation"):
+def withheld_alone(exercise_id: str) -> list[str]:
+    """What a runner grading ``exercise_id`` alone withholds: its own names and those of every
+    exercise of its module, its lesson or a later one, which can stand in for it (a batched
+    verifier verifies one row, the fast loop is a loop, lesson 1's numpy verifier is lesson
+    2's), but for ``GRADED_ALONE``'s. A lesson builds on earlier lessons only, so the steps
+    a learner may borrow meanwhile stay."""
+    graded = exercises.get(exercise_id)
+    return [e.id for e in exercises.EXERCISES if e.id == exercise_id or e.module == graded.module
+            or (e.lesson >= graded.lesson and e.id not in GRADED_ALONE)]
+
+
+def _decided(runner: "Runner", exercise_ids: list[str], timeout, manifest: "Preparation",
+             withheld: list[str] | None = None):
     """The verdicts of ``exercise_ids``, in order, from as many runners as it takes (a runner
-    that stops early leaves the rest to the next one)."""
+    that stops early leaves the rest to the next one); grading, each runner withholds the
+    names of ``withheld`` (default: the exercises it grades)."""
     pending = list(exercise_ids)
     while pending:  # each pass starts a runner process
-        for verdict in runner.decide(pending, timeout, started=manifest.made):
+        for verdict in runner.decide(pending, timeout, started=manifest.made,
+                                     withheld=withheld or pending):
             _stop_if_changed(manifest.made())
             pending.remove(verdict.exercise)
             yield verdict
@@ -157,9 +172,10 @@ class Runner:
         return sandbox.wrap(command, readable, self.hidden, chdir=None if self.import_root else Path.cwd(),
                             cache=cache, course=course)
 
-    def decide(self, exercise_ids, timeout, started=lambda: None):
+    def decide(self, exercise_ids, timeout, started=lambda: None, withheld=()):
         """The verdicts decided on one runner's records; ``started()`` runs once the runner
-        has started, before its first record is read."""
+        has started, before its first record is read; grading, the reference it gets
+        withholds the names of the exercises ``withheld``."""
         read_fd, write_fd = os.pipe()
         with tempfile.TemporaryFile(prefix="grader-output-") as output:
             process = subprocess.Popen(self.command(exercise_ids, write_fd), pass_fds=(write_fd,),
@@ -171,7 +187,7 @@ class Runner:
             try:
                 setup = {"seeds": {e: self.seeds[e] for e in exercise_ids}}
                 if self.grading:
-                    setup["reference"] = reference_sources(tuple(exercise_ids))
+                    setup["reference"] = reference_sources(tuple(withheld))
                 process.stdin.write(json.dumps(setup).encode() + b"\n")
                 process.stdin.close()
             except OSError:  # it ended already: its channel says so
