@@ -2,7 +2,7 @@
 the pooled tests given half of the false-alarm rate (weighted Holm, the audit's procedure)
 and, on the same draws, with plain Holm over all tests (the procedure before it).
 
-    python scripts/audit_too_cold.py [--seeds 20] [--r 0.18] [--jobs 1]
+    python scripts/audit_too_cold.py [--seeds 20] [--first-seed 0] [--r 0.18] [--jobs 1]
 
 The sampler is tests/audit_samplers/too_cold.py (the target sampled at T / (1 + r) while the
 settings say T = 0.8, top-p 0.95); ``--r 0`` makes it exact, and its counts false alarms.
@@ -53,6 +53,7 @@ def audit(job: tuple) -> tuple:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument("--first-seed", type=int, default=0, help="seeds first-seed, first-seed + 1, …")
     parser.add_argument("--texts", type=int, default=command.DEFAULT_TEXTS)
     parser.add_argument("--new-tokens", type=int, default=command.DEFAULT_NEW_TOKENS)
     parser.add_argument("--r", type=float, default=0.18, help="sampling at T / (1 + r)")
@@ -62,7 +63,8 @@ def main() -> int:
           f"tokens at T / {1 + args.r:g}, {args.jobs} workers", flush=True)
     start = time.perf_counter()
     caught = {"weighted Holm (pooled tests: half of α)": 0, "plain Holm over all tests": 0}
-    jobs = [(seed, args.texts, args.new_tokens, args.r) for seed in range(args.seeds)]
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
+    jobs = [(seed, args.texts, args.new_tokens, args.r) for seed in seeds]
     with ProcessPoolExecutor(args.jobs) as pool:
         for seed, pooled, weighted, plain, seconds in pool.map(audit, jobs):
             caught["weighted Holm (pooled tests: half of α)"] += weighted
