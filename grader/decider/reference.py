@@ -4,10 +4,10 @@ names the graded exercises withhold (``Exercise.withheld``) reduced to stubs.
 A stub keeps its signature, decorators and docstring; its body raises ``ReferenceWithheld``
 (a class keeps its attributes and its plumbing, such as ``__repr__``; its other functions
 become such stubs, except that ``__init__`` does nothing, so that a default argument built
-at import still imports). The
-runner imports ``solutions`` from these sources alone (grader/runner/reference.py) and the
-sandbox covers the folder, so the learner's code finds the graded exercises' answers
-neither in memory nor on disk. Everything else of the reference stays usable.
+at import still imports). The runner imports ``solutions`` from these sources alone
+(grader/runner/reference.py), and the sandbox covers the folder, so the learner's code finds
+the graded exercises' answers neither in memory nor on disk. Everything else of the
+reference stays usable.
 """
 import ast
 import functools
