@@ -156,6 +156,17 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
+def entry() -> None:
+    """The `grader` command: ``main``, then an exit that skips tearing down torch and
+    transformers module by module (about 0.7 s after every check). Every file is closed by then."""
+    status = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        os._exit(status)
+
+
 def run_command(parser: argparse.ArgumentParser, args) -> int:
     if args.command in ("check", "list"):
         try:
@@ -270,4 +281,4 @@ def list_exercises(impl: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

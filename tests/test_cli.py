@@ -51,6 +51,16 @@ def test_a_closed_pipe_ends_quietly():
     assert "BrokenPipeError" not in stderr and "Traceback" not in stderr, stderr
 
 
+def test_the_runner_starts_before_the_decider_loads_torch():
+    """What a check costs: parsing the command line and starting a runner load neither torch
+    nor transformers, so that the runner's imports run beside the decider's."""
+    code = ("import sys; from grader import cli; from grader.decider import run; cli.build_parser(); "
+            "run.Runner('solutions', {}, False, None, True, ()).command(['max_fn'], 3); "
+            "print(sorted(m for m in ('torch', 'transformers', 'scipy') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.stdout.strip() == "[]", result.stderr
+
+
 def test_each_check_has_its_own_time_limit():
     for exercise in exercises.EXERCISES:
         assert exercise.time_limit == max(15, 10 * exercise.reference_seconds)

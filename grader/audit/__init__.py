@@ -9,3 +9,12 @@
 - ``exact``: the exact-law audit on the tiny enumerable pairs;
 - ``report``: text, JSON and figure; ``command``: the CLI.
 """
+
+# What the command line offers, here so that parsing it loads neither torch nor transformers.
+LOOPS = {  # --loop -> (lesson module, function): the course's speculative loops
+    "speculative_generate": ("speculative", "speculative_generate"),
+    "fast_speculative_generate": ("fast", "fast_speculative_generate"),
+    "batched_speculative_generate": ("batched", "batched_speculative_generate"),
+    "tree_speculative_generate": ("trees", "tree_speculative_generate"),
+}
+BUILT_IN = ("hf-assisted", "prompt-lookup", "lessons")

@@ -23,16 +23,10 @@ from pathlib import Path
 import torch
 
 from grader import implementation
+from grader.audit import BUILT_IN, LOOPS
 from solutions import sampling
 
 NO_EOS = 10**6  # an end token no model produces: every text has its full length
-LOOPS = {  # --loop -> (lesson module, function): the course's speculative loops
-    "speculative_generate": ("speculative", "speculative_generate"),
-    "fast_speculative_generate": ("fast", "fast_speculative_generate"),
-    "batched_speculative_generate": ("batched", "batched_speculative_generate"),
-    "tree_speculative_generate": ("trees", "tree_speculative_generate"),
-}
-BUILT_IN = ("hf-assisted", "prompt-lookup", "lessons")
 
 
 class AdapterError(Exception):

@@ -3,7 +3,7 @@ target's law, with the power of the draws made stated beside the verdict."""
 import sys
 from pathlib import Path
 
-from grader.audit import adapters
+from grader.audit import BUILT_IN, LOOPS
 
 DEFAULT_TEXTS = 96
 QUICK_TEXTS = 16  # --quick: under a minute on a busy 2-core CPU, power stated as for the default
@@ -22,7 +22,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--target", help="a local model directory instead of the shipped target")
     parser.add_argument("--drafter", help="a local model directory instead of the shipped drafter")
     parser.add_argument("--impl", default="lessons", help="lessons (default), solutions, a module or a .py file")
-    parser.add_argument("--loop", choices=list(adapters.LOOPS), default="speculative_generate",
+    parser.add_argument("--loop", choices=list(LOOPS), default="speculative_generate",
                         help="which of the course's loops `lessons` audits")
     parser.add_argument("--texts", type=int, default=None,
                         help=f"texts drawn (shipped pair; default {DEFAULT_TEXTS}, {QUICK_TEXTS} with --quick)")
@@ -46,14 +46,16 @@ def add_arguments(parser) -> None:
 def run(parser, args) -> int:
     import torch
 
+    from grader.audit import adapters
+
     if args.threads:
         torch.set_num_threads(args.threads)
     if args.texts is None:
         args.texts = QUICK_TEXTS if args.quick else DEFAULT_TEXTS
     if min(args.texts, args.new_tokens, args.gamma) < 1 or (args.draws is not None and args.draws < 1):
         parser.error("--texts, --new-tokens, --draws and --gamma must be positive")
-    if args.sampler not in adapters.BUILT_IN and not Path(args.sampler).is_file():
-        parser.error(f"no adapter file at {args.sampler!r}; expected one of {', '.join(adapters.BUILT_IN)} "
+    if args.sampler not in BUILT_IN and not Path(args.sampler).is_file():
+        parser.error(f"no adapter file at {args.sampler!r}; expected one of {', '.join(BUILT_IN)} "
                      "or a .py file defining make_adapter(target, drafter, settings, new_tokens)")
     try:
         settings = adapters.Sampling(args.temperature, args.top_k, args.top_p)
@@ -79,7 +81,7 @@ def run_exact(args) -> int:
 
 
 def run_shipped(args, settings) -> int:
-    from grader.audit import report
+    from grader.audit import adapters, report
     from grader.models import SHIPPED_DRAFTER, SHIPPED_TARGET, load_pair
 
     target, drafter, tokenizer = load_pair(args.device, target=args.target or SHIPPED_TARGET,

@@ -10,18 +10,17 @@ import sys
 import tempfile
 import time
 import traceback
+from contextlib import contextmanager
 from pathlib import Path
 
-import torch
-
 from grader import exercises, sources
-from grader.checks.harness import checked
 from grader.decider import sandbox
 from grader.decider.channel import Channel, RunnerGone, RunnerTimeout
 from grader.decider.reference import reference_sources
-from grader.decider.replay import ReplayCheckRun
-from grader.observers import observation
 from grader.verdict import ERROR, Verdict
+
+# torch, the checks and the replay are imported only once the first runner has started
+# (Preparation, _decide): both processes then load them at once, on their own cores.
 
 DECIDING_PACKAGES = ("grader.judges", "grader.oracle", "grader.observers", "grader.models", "solutions")
 SHOWN_OUTPUT_CHARS = 1500  # of what the learner's code printed, attached to the verdict
@@ -54,23 +53,18 @@ def run_isolated(exercise_ids: list[str], impl: str, seed: int | dict[str, int],
     manifest = Preparation(exercise_ids)
     if not sandboxed:  # before any runner starts: an unsandboxed one could write what it imports
         manifest.made()
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # the runner needs the other core; the tiny models gain nothing
-    try:
-        runner = Runner(impl, seeds, grading, import_root, sandboxed, hidden)
-        if not grading:
-            yield from _decided(runner, list(exercise_ids), timeout, manifest)
-            return
-        verdicts = {}
-        for batch in runner_batches(exercise_ids):
-            verdicts.update((v.exercise, v) for v in _decided(runner, batch, timeout, manifest))
-            for exercise_id in batch if len(batch) > 1 else ():
-                if WITHHELD_MARK in verdicts[exercise_id].summary:  # a stub of another exercise?
-                    verdicts[exercise_id], = _decided(runner, [exercise_id], timeout, manifest,
-                                                      withheld=withheld_alone(exercise_id))
-        yield from (verdicts[e] for e in exercise_ids)
-    finally:
-        torch.set_num_threads(threads)
+    runner = Runner(impl, seeds, grading, import_root, sandboxed, hidden)
+    if not grading:
+        yield from _decided(runner, list(exercise_ids), timeout, manifest)
+        return
+    verdicts = {}
+    for batch in runner_batches(exercise_ids):
+        verdicts.update((v.exercise, v) for v in _decided(runner, batch, timeout, manifest))
+        for exercise_id in batch if len(batch) > 1 else ():
+            if WITHHELD_MARK in verdicts[exercise_id].summary:  # a stub of another exercise?
+                verdicts[exercise_id], = _decided(runner, [exercise_id], timeout, manifest,
+                                                  withheld=withheld_alone(exercise_id))
+    yield from (verdicts[e] for e in exercise_ids)
 
 
 def runner_batches(exercise_ids: list[str]) -> list[list[str]]:
@@ -300,10 +294,14 @@ def _paths(reported) -> list[str]:
 
 def _decide(exercise, seed: int, channel: Channel) -> Verdict:
     """The exercise's check, run here on the runner's records."""
+    from grader.checks.harness import checked
+    from grader.decider.replay import ReplayCheckRun
+    from grader.observers import observation
+
     first = channel.peek()
     if type(first) is dict and "load_error" in first:
         return _load_error(exercise, seed, channel.receive()["load_error"])
-    with observation.check_scope(observation.REPLAY):
+    with one_torch_thread(), observation.check_scope(observation.REPLAY):
         try:
             return checked(ReplayCheckRun(exercise, seed, channel.receive))
         except (RunnerTimeout, RunnerGone):
@@ -312,6 +310,20 @@ def _decide(exercise, seed: int, channel: Channel) -> Verdict:
             return Verdict(exercise.id, ERROR, f"the grader could not evaluate what your code "
                            f"returned ({type(exc).__name__}: {exc}). Run with -v for the traceback.",
                            seed, traceback=traceback.format_exc())
+
+
+@contextmanager
+def one_torch_thread():
+    """This process's torch on one thread while it decides: the runner needs the other core,
+    and the tiny models gain nothing from more."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 def _load_error(exercise, seed: int, error) -> Verdict:
