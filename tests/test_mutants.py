@@ -1,4 +1,5 @@
-"""Every mutant in tests/mutants/ fails its check under the default seed."""
+"""Every mutant in tests/mutants/ fails its check under the default seed, and a mutant whose
+bug is a usual mistake (grader/judges/mistakes.py) is named in the verdict."""
 from pathlib import Path
 
 import pytest
@@ -6,9 +7,37 @@ import pytest
 from grader import exercises
 from grader.selftest import mutants
 from grader.selftest.in_process import replayed
-from grader.verdict import FAILED
+from grader.verdict import FAILED, format_text
 
 MUTANTS = mutants.all_mutants(Path(__file__).parent / "mutants")
+NAMED = {  # mutant -> the name its verdict's text must give its mistake
+    "distill_p_q_swapped": "the value of reverse_kl (p and q swapped",
+    "distill_sum_over_positions": "the sum over the 4 positions where their mean is meant",
+    "distill_mean_over_vocabulary": "the mean over the vocabulary where their sum is meant",
+    "distill_no_temperature": "the temperature is left out",
+    "distill_temperature_twice": "divided by the temperature twice",
+    "distill_logits_not_log_probabilities": "the formula on raw logits",
+    "distill_tv_without_half": "twice the formula: total variation has a ½",
+    "temperature_ignored": "the temperature is left out",
+    "temperature_applied_twice": "divided by the temperature twice",
+    "processor_log_softmax": "log-probabilities (log_softmax) where probabilities are meant",
+    "processor_no_softmax": "the logits themselves (no softmax) where probabilities are meant",
+    "processor_softmax_first_dim": "a softmax over the first dim",
+    "top_k_not_renormalised": "not renormalised after the filter",
+    "max_fn_not_normalised": "max(0, x) not normalised",
+    "max_fn_first_dim": "normalised over the first dim, not the last",
+    "max_fn_softmax": "softmax(x): max_fn normalises the positive part",
+    "distill_alpha_is_tv": "the total variation ½ Σ |p − q|, which is 1 − α",
+    "distill_alpha_tv_without_half": "1 − Σ |p − q|: total variation has a ½ in front",
+    "distill_alpha_mean_over_vocabulary": "the mean over the vocabulary where their sum is meant",
+    "distill_target_logits_one_late": "the logits one position late",
+    "distill_target_log_probabilities": "log-probabilities (log_softmax) where logits are meant",
+    "tree_mask_transposed": "the mask transposed",
+    "tree_depths_from_zero": "depths counted from 0",
+    "tree_depths_flattened": "each node's place in the flattened tree",
+    "distill_logits_one_late": "a step whose drafter logits are one position late",
+    "distill_no_zero_grad": "steps whose gradients accumulate",
+}
 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.name)
@@ -18,6 +47,12 @@ def test_mutant_fails_its_check(mutant, tmp_path):
     verdict = replayed(exercises.get(mutant.exercise), str(path), seed=0)
     assert verdict.status == FAILED, (verdict.status, verdict.summary)
     assert verdict.findings, "a failure names the property that failed"
+    if mutant.name in NAMED:
+        assert NAMED[mutant.name] in verdict.findings[0].message, format_text(verdict, verbose=True)
+
+
+def test_every_named_mistake_has_its_mutant():
+    assert NAMED.keys() <= {m.name for m in MUTANTS}
 
 
 def test_every_exercise_has_a_mutant():

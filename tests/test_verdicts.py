@@ -149,3 +149,68 @@ def test_a_temperature_mistake_is_named(wrong, words, tmp_path):
     named = [f for f in verdict.findings if words in f.message]
     assert verdict.status == FAILED and named, format_text(verdict, verbose=True)
     assert all("temperature=1.0" not in f.property for f in named)  # at T = 1 nothing to name
+
+
+def judged(exercise: str, judge: str, *args) -> list[str]:
+    """The messages of the findings ``judge`` of ``exercise``'s judge records on ``args``
+    (a failure that stops the check included)."""
+    from grader.checks.harness import CheckRun, Stop
+
+    check = CheckRun(exercises.get(exercise), None, seed=0)
+    try:
+        check.judge(judge, *args)
+    except Stop as stop:
+        check.findings += stop.findings
+    return [f.message for f in check.findings]
+
+
+def unnamed_cases():
+    """(exercise, judge, the right value's arguments, an unrelated wrong value's): the judges
+    that name usual mistakes, each given its right answer and one that no mistake explains."""
+    import torch
+
+    from grader.checks import distillation_loss, expected_acceptance, on_policy_batch, processors
+    from grader.judges.max_fn import expected as max_fn_of
+    from solutions import sampling
+    from solutions.distill import distillation_loss as loss_of
+    from solutions.trees import tree_layout
+
+    x = torch.tensor([[0.3, -0.1, 0.05, -0.25], [0.2, 0.1, -0.2, -0.1]], dtype=torch.float64)
+    p, q = expected_acceptance.hand_made_rows()
+    alpha = torch.minimum(p, q).sum(-1)
+    logits = processors.test_logits()
+    kwargs = {"temperature": 0.5}
+    probs = sampling.MultinomialProcessor(**kwargs)(logits)
+    other = sampling.MultinomialProcessor(temperature=0.8)(logits)  # a temperature no mistake gives
+    target, draft = distillation_loss.hand_made_logits()
+    loss = float(loss_of(target, draft, "forward_kl", temperature=0.5))
+    model, _ = on_policy_batch.models()
+    ids = torch.tensor([[2, 3, 4, 1], [4, 0, 0, 5]])
+    with torch.no_grad():
+        right_logits = model(ids).logits[:, 1:-1]
+    parents = [-1, -1, 0, 0, 1, 1]
+    mask, depths = tree_layout(parents)
+    seen = mask.clone()
+    seen[3, 2] = True  # a sibling seen: no usual mistake gives this
+    return [
+        ("max_fn", "compare", ("p", [x], [max_fn_of(x)], ""), ("p", [x], [max_fn_of(x) * 0.9], "")),
+        ("expected_acceptance", "compare", ("r", p, q, alpha, ""), ("r", p, q, (q * q).sum(-1), "")),
+        ("processors", "compare", ("T", "MultinomialProcessor", kwargs, logits, probs, ""),
+         ("T", "MultinomialProcessor", kwargs, logits, other, "")),
+        ("processors", "unnormalised", ("T", "MultinomialProcessor", kwargs, logits, probs, ""),
+         ("T", "MultinomialProcessor", kwargs, logits, probs * 0.9, "")),
+        ("distillation_loss", "loss_value", ("forward_kl", "n", target, draft, 0.5, loss, ""),
+         ("forward_kl", "n", target, draft, 0.5, loss * 1.1, "")),
+        ("on_policy_batch", "target_logits", (model, ids, 2, right_logits), (model, ids, 2, right_logits * 1.01)),
+        ("tree_attention", "compare", ("t", parents, mask, depths), ("t", parents, seen, depths + 2)),
+    ]
+
+
+def test_a_correct_or_an_unrelated_wrong_value_gets_no_name():
+    """A usual mistake is named only when it explains the value: the right value, and a
+    wrong one that no usual mistake gives, get none (but the wrong one still fails)."""
+    for exercise, judge, right, wrong in unnamed_cases():
+        found = judged(exercise, judge, *right)
+        assert not any("yours equals" in m for m in found), (exercise, judge, found)
+        found = judged(exercise, judge, *wrong)
+        assert found and not any("yours equals" in m for m in found), (exercise, judge, found)

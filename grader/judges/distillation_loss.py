@@ -13,6 +13,7 @@ import torch
 
 from grader.checks.distillation_loss import KINDS
 from grader.checks.harness import CheckRun
+from grader.judges import mistakes
 
 TOLERANCE = 1e-10  # float64: a right loss agrees to rounding (about 1e-15)
 
@@ -70,28 +71,27 @@ def per_position(log_p: torch.Tensor, log_q: torch.Tensor, kind: str) -> torch.T
 
 
 def named_mistake(value: float, target_logits, draft_logits, kind: str, temperature: float) -> str:
-    """What a wrong value equals, when it equals the formula with a usual mistake ("" if none):
-    another kind (KL's directions swapped), a sum over positions, no temperature, raw logits
-    taken for log-probabilities, twice the value."""
-    log_p, log_q = log_probabilities(target_logits, temperature), log_probabilities(draft_logits, temperature)
-    positions = math.prod(log_p.shape[:-1])
-    right = float(per_position(log_p, log_q, kind).mean())
+    """"; yours equals <mistake>" where a wrong value is the formula with a usual mistake, ""
+    otherwise: another kind (KL's directions swapped), a sum over positions, a mean over the
+    vocabulary, raw logits taken for log-probabilities, twice the value, a temperature left
+    out, multiplied in or applied twice."""
+    def at(t: float) -> float:
+        return float(expected_value(target_logits, draft_logits, kind, t))
+
+    right = at(temperature)
+    positions, vocabulary = math.prod(target_logits.shape[:-1]), target_logits.shape[-1]
     swapped = {"forward_kl": "p and q swapped: KL(q‖p) is the reverse KL",
                "reverse_kl": "p and q swapped: KL(p‖q) is the forward KL"}.get(kind, "")
-    candidates = [(float(per_position(log_p, log_q, other).mean()),
-                   f"the value of {other}" + (f" ({swapped})" if swapped and "kl" in other else ""))
+    candidates = [(f"the value of {other}" + (f" ({swapped})" if swapped and "kl" in other else ""),
+                   float(expected_value(target_logits, draft_logits, other, temperature)))
                   for other in KINDS if other != kind]
-    candidates += [(right * positions, f"the formula summed over the {positions} positions, not averaged"),
-                   (float(per_position(target_logits / temperature, draft_logits / temperature, kind).mean()),
-                    "the formula on raw logits: they are log-probabilities only after log_softmax"),
-                   (2 * right, "twice the formula" + (": total variation has a ½ in front"
-                                                      if kind == "total_variation" else ""))]
-    if temperature != 1.0:
-        candidates.append((float(per_position(log_probabilities(target_logits, 1.0),
-                                              log_probabilities(draft_logits, 1.0), kind).mean()),
-                           "the formula at temperature 1: both logits must be divided by the temperature"))
-    return next((f"; yours equals {what}" for expected, what in candidates
-                 if abs(value - expected) <= 1e-9 * max(1.0, abs(expected))), "")
+    candidates += [mistakes.sum_for_mean(right, positions, f"the {positions} positions"),
+                   mistakes.mean_for_sum(right, vocabulary, "the vocabulary"),
+                   ("the formula on raw logits: they are log-probabilities only after log_softmax",
+                    float(per_position(target_logits / temperature, draft_logits / temperature, kind).mean())),
+                   ("twice the formula" + (": total variation has a ½ in front" if kind == "total_variation" else ""),
+                    2 * right)]
+    return mistakes.named_mistake(value, right, candidates + mistakes.temperature_mistakes(at, temperature), 1e-9)
 
 
 def expected_gradient(target_logits, draft_logits, kind: str, temperature: float) -> torch.Tensor:

@@ -1,8 +1,10 @@
-"""The expected_acceptance check's expected values: 1 − TV(p, q) at every position."""
+"""The expected_acceptance check's expected values: 1 − TV(p, q) at every position, and
+what a wrong α equals when it is a usual mistake."""
 import torch
 
 from grader.checks.expected_acceptance import HINT, TOLERANCE
 from grader.checks.harness import CheckRun
+from grader.judges import mistakes
 
 
 def compare(check: CheckRun, name: str, p: torch.Tensor, q: torch.Tensor, alpha: torch.Tensor, what: str) -> None:
@@ -13,5 +15,15 @@ def compare(check: CheckRun, name: str, p: torch.Tensor, q: torch.Tensor, alpha:
     table = [["position", "your α", "1 − TV(p, q)"]] + [
         [str(i), f"{a:.6f}", f"{e:.6f}"] for i, (a, e) in
         enumerate(zip(alpha.flatten().tolist(), one_minus_tv.flatten().tolist()))][:7]
+    mistake = mistakes.named_mistake(alpha, one_minus_tv, usual_mistakes(p, q), TOLERANCE)
     check.require(f"α = 1 − TV(p, q) to 1e-12 ({name})", gap <= TOLERANCE,
-                  f"α differs from 1 − ½ Σ |p − q| by {gap:.3g} {what} (position {worst})", HINT, table)
+                  f"α differs from 1 − ½ Σ |p − q| by {gap:.3g} {what} (position {worst}){mistake}", HINT, table)
+
+
+def usual_mistakes(p: torch.Tensor, q: torch.Tensor) -> list[tuple[str, torch.Tensor]]:
+    """What α is with a usual mistake: total variation itself, total variation without its ½,
+    a mean over the vocabulary where the sum is meant."""
+    distance = (p - q).abs().sum(-1)
+    return [("the total variation ½ Σ |p − q|, which is 1 − α: α is the overlap Σ min(p, q)", 0.5 * distance),
+            ("1 − Σ |p − q|: total variation has a ½ in front", 1 - distance),
+            mistakes.mean_for_sum(torch.minimum(p, q).sum(-1), p.shape[-1], "the vocabulary")]

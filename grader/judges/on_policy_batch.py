@@ -4,6 +4,7 @@ import torch
 
 from grader.checks.harness import CheckRun
 from grader.checks.on_policy_batch import LENGTH, PROMPTS
+from grader.judges import mistakes
 from grader.oracle import laws, stats
 from solutions.sampling import MultinomialProcessor
 
@@ -20,12 +21,18 @@ LAW_HINT = ("the rows marked from_target = False must be continued by the drafte
 
 def target_logits(check: CheckRun, target, ids: torch.Tensor, prompt_length: int, logits: torch.Tensor) -> None:
     """Require the returned ``logits`` to be the target's forward over ``ids`` at the
-    continuation's positions, to TOLERANCE."""
+    continuation's positions, to TOLERANCE; name a usual mistake that explains them: the
+    positions one late, log-probabilities or probabilities where the logits are meant."""
     with torch.no_grad():
-        expected = target(ids).logits[:, prompt_length - 1 : -1]
+        every = target(ids).logits
+    expected = every[:, prompt_length - 1 : -1]
     gap = float((logits.double() - expected).abs().max())
+    candidates = [("the logits one position late: logits[:, t] predicts token t + 1, so the first "
+                   "continuation token's sit at P − 1", every[:, prompt_length:])]
+    mistake = mistakes.named_mistake(logits, expected, candidates + mistakes.form_mistakes(expected, "logits"),
+                                     TOLERANCE)
     check.require("the target's logits at every continuation position", gap <= TOLERANCE,
-                  f"target_logits differ from the target's forward over ids by {gap:.3g}", LOGITS_HINT)
+                  f"target_logits differ from the target's forward over ids by {gap:.3g}{mistake}", LOGITS_HINT)
 
 
 def continuation_laws(check: CheckRun, target, drafter, prompts: torch.Tensor, ids: torch.Tensor,

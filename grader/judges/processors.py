@@ -2,6 +2,7 @@
 import torch
 
 from grader.checks.harness import CheckRun
+from grader.judges import mistakes
 from solutions import sampling as reference
 
 
@@ -21,20 +22,29 @@ def compare(check: CheckRun, label: str, name: str, kwargs: dict, logits: torch.
                   f"{named_mistake(name, kwargs, logits, probs)}", hint, rows)
 
 
-TEMPERATURE_MISTAKES = {  # what the distribution matches instead -> the settings that give it
-    "the temperature is left out": lambda temperature: 1.0,
-    "the logits are multiplied by the temperature, not divided": lambda temperature: 1 / temperature,
-}
-
-
 def named_mistake(name: str, kwargs: dict, logits: torch.Tensor, probs: torch.Tensor) -> str:
-    """"; it is what you get when <mistake>" where ``probs`` is the reference's distribution
-    at another temperature that a common mistake gives; "" otherwise."""
+    """"; yours equals <mistake>" where ``probs`` is the reference's distribution at the other
+    temperature a usual mistake gives; "" otherwise."""
+    def at(temperature: float) -> torch.Tensor:
+        return getattr(reference, name)(**dict(kwargs, temperature=temperature))(logits)
+
     temperature = kwargs.get("temperature", 1.0)
-    if temperature == 1.0 or name == "GreedyProcessor":
+    if name == "GreedyProcessor":
         return ""
-    for mistake, mistaken in TEMPERATURE_MISTAKES.items():
-        other = getattr(reference, name)(**dict(kwargs, temperature=mistaken(temperature)))(logits)
-        if torch.allclose(probs, other, atol=1e-5, rtol=0):
-            return f"; it is what you get when {mistake}"
-    return ""
+    return mistakes.named_mistake(probs, at(temperature), mistakes.temperature_mistakes(at, temperature), 1e-5)
+
+
+def unnormalised(check: CheckRun, label: str, name: str, kwargs: dict, logits: torch.Tensor, probs: torch.Tensor,
+                 hint) -> None:
+    """Stop the check: the rows of ``probs`` do not sum to 1. Name what they are when a usual
+    mistake explains them: the scaled logits or their log_softmax (no softmax, or the log
+    one), a softmax over the first dim (the axes mixed up), or the kept tokens'
+    probabilities not renormalised after a filter."""
+    expected = getattr(reference, name)(**kwargs)(logits)
+    scaled = logits / kwargs.get("temperature", 1.0)
+    candidates = mistakes.form_mistakes(scaled, "probabilities") + [
+        ("a softmax over the first dim (across the rows), not over the last (the vocabulary)", scaled.softmax(0)),
+        ("the kept tokens' probabilities at the temperature, not renormalised after the filter",
+         torch.where(expected > 0, scaled.softmax(-1), 0.0))]
+    check.fail(f"{label} normalisation", f"rows sum to {[round(s, 4) for s in probs.sum(-1).tolist()]}; every row "
+               f"must sum to 1{mistakes.named_mistake(probs, expected, candidates, 1e-5)}", hint)

@@ -12,6 +12,7 @@ from scipy import stats as scipy_stats
 from grader.checks.harness import CheckRun
 from grader.checks.train_drafter import (HELD_OUT, IMPROVE_HINT, LENGTH, PROMPT_LENGTH, ROWS_PER_HELD_OUT,
                                          SETTINGS, STEPS, models, parameters_of)
+from grader.judges import mistakes
 from grader.oracle import stats
 from solutions.distill import distillation_loss, divergence
 
@@ -37,27 +38,24 @@ def steps(check: CheckRun, target, row: torch.Tensor, kind: str, got: dict) -> N
     batches of ``row`` ``[P + LENGTH]`` against ``reference_steps``; a mismatch that matches a
     known bug names it."""
     _, start = models()
-    gap = {steps: difference(got[steps], reference_steps(start, target, row, steps, kind)) for steps in (1, 3)}
-    late = difference(got[1], reference_steps(start, target, row, 1, kind, late=True))
-    one = f"one step is the contract's step ({kind})"
-    if late <= STEP_TOLERANCE < gap[1]:
-        check.require(one, False, f"after one step the drafter's weights differ from the contract's by "
-                      f"{gap[1]:.3g}, and equal those of a step whose drafter logits are one position late",
-                      LATE_HINT)
-    else:
-        check.require(one, gap[1] <= STEP_TOLERANCE, f"after one step the drafter's weights differ from "
-                      f"the contract's by up to {gap[1]:.3g}", STEP_HINT)
-    three = f"three steps, each with its own gradient ({kind})"
-    if gap[1] <= STEP_TOLERANCE < gap[3]:
-        accumulated = difference(got[3], reference_steps(start, target, row, 3, kind, accumulate=True))
-        named = accumulated <= STEP_TOLERANCE
-        check.require(three, False, f"after three steps the drafter's weights differ from the contract's by "
-                      f"{gap[3]:.3g}" + (", and equal those of steps whose gradients accumulate" if named else ""),
-                      ACCUMULATE_HINT if named else STEP_HINT)
-    else:
-        check.require(three, gap[3] <= STEP_TOLERANCE or gap[1] > STEP_TOLERANCE,
-                      f"after three steps the drafter's weights differ from the contract's by {gap[3]:.3g}",
-                      STEP_HINT)
+    expected = {steps: reference_steps(start, target, row, steps, kind) for steps in (1, 3)}
+    gap = {steps: difference(got[steps], expected[steps]) for steps in (1, 3)}
+    late = accumulated = ""
+    if gap[1] > STEP_TOLERANCE:
+        late = mistakes.named_mistake(got[1], expected[1], [(
+            "those of a step whose drafter logits are one position late",
+            reference_steps(start, target, row, 1, kind, late=True))], STEP_TOLERANCE, lead=", and equal ")
+    elif gap[3] > STEP_TOLERANCE:
+        accumulated = mistakes.named_mistake(got[3], expected[3], [(
+            "those of steps whose gradients accumulate",
+            reference_steps(start, target, row, 3, kind, accumulate=True))], STEP_TOLERANCE, lead=", and equal ")
+    check.require(f"one step is the contract's step ({kind})", gap[1] <= STEP_TOLERANCE,
+                  f"after one step the drafter's weights differ from the contract's by up to {gap[1]:.3g}{late}",
+                  LATE_HINT if late else STEP_HINT)
+    check.require(f"three steps, each with its own gradient ({kind})",
+                  gap[3] <= STEP_TOLERANCE or gap[1] > STEP_TOLERANCE,
+                  f"after three steps the drafter's weights differ from the contract's by up to {gap[3]:.3g}"
+                  f"{accumulated}", ACCUMULATE_HINT if accumulated else STEP_HINT)
 
 
 def reference_steps(drafter, target, row: torch.Tensor, steps: int, kind: str, late: bool = False,

@@ -5,22 +5,30 @@ import torch
 from grader.checks.harness import CheckRun
 from grader.checks.tree_attention import (DEPTH_HINT, FORWARD_TREES, MASK_HINT, MODEL_SEED, TEXT,
                                           TOLERANCE, TREES)
+from grader.judges import mistakes
 from grader.oracle import tiny
 from solutions.trees import tree_forward
 from solutions.trees import tree_layout as reference_layout
 
 
 def compare(check: CheckRun, name: str, parents: list[int], mask, depths) -> None:
+    """The learner's ``mask`` and ``depths`` against the reference's layout of ``parents``;
+    a wrong one that a usual mistake explains is named: the mask transposed, depths counted
+    from 0, or the nodes' places in the flattened tree."""
     expected_mask, expected_depths = reference_layout(parents)
     wrong = [i for i in range(len(parents)) if not torch.equal(mask[i], expected_mask[i])]
     table = [["node", "parent", "sees", "should see"]] + [
         [str(i), str(parents[i]), str(mask[i].nonzero().flatten().tolist()),
          str(expected_mask[i].nonzero().flatten().tolist())] for i in wrong[:5]]
-    check.require(f"mask ({name})", not wrong,
-                  f"rows {wrong} of the mask are wrong for parents {parents}", MASK_HINT, table)
+    transposed = [("the mask transposed: row i must list what node i sees (itself and its ancestors), not the "
+                   "nodes that see it", expected_mask.T)]
+    check.require(f"mask ({name})", not wrong, f"rows {wrong} of the mask are wrong for parents {parents}"
+                  f"{mistakes.named_mistake(mask, expected_mask, transposed, 0.0)}", MASK_HINT, table)
+    counted = [("depths counted from 0: a child of the root has depth 1", expected_depths - 1),
+               ("each node's place in the flattened tree, not its depth", torch.arange(1, len(parents) + 1))]
     check.require(f"depths ({name})", torch.equal(depths, expected_depths),
-                  f"gave depths {depths.tolist()} for parents {parents}; expected "
-                  f"{expected_depths.tolist()}", DEPTH_HINT)
+                  f"gave depths {depths.tolist()} for parents {parents}; expected {expected_depths.tolist()}"
+                  f"{mistakes.named_mistake(depths, expected_depths, counted, 0.0)}", DEPTH_HINT)
 
 
 def forwards(check: CheckRun, layouts: dict) -> None:
