@@ -35,6 +35,9 @@ NAMED = {  # mutant -> the name its verdict's text must give its mistake
     "tree_mask_transposed": "the mask transposed",
     "tree_depths_from_zero": "depths counted from 0",
     "tree_depths_flattened": "each node's place in the flattened tree",
+    "greedy_softmax": "the softmax of the logits: greedy is a one-hot distribution",
+    "greedy_returns_draft": "the rejected draft itself returned as the token",
+    "greedy_next_row": "each draft compared with the argmax of the next row",
     "distill_logits_one_late": "a step whose drafter logits are one position late",
     "distill_no_zero_grad": "steps whose gradients accumulate",
 }

@@ -167,9 +167,11 @@ def judged(exercise: str, judge: str, *args) -> list[str]:
 def unnamed_cases():
     """(exercise, judge, the right value's arguments, an unrelated wrong value's): the judges
     that name usual mistakes, each given its right answer and one that no mistake explains."""
+    import numpy as np
     import torch
 
     from grader.checks import distillation_loss, expected_acceptance, on_policy_batch, processors
+    from grader.judges.greedy_match import expected as greedy_of
     from grader.judges.max_fn import expected as max_fn_of
     from solutions import sampling
     from solutions.distill import distillation_loss as loss_of
@@ -192,7 +194,12 @@ def unnamed_cases():
     mask, depths = tree_layout(parents)
     seen = mask.clone()
     seen[3, 2] = True  # a sibling seen: no usual mistake gives this
+    rows = np.random.default_rng(0).dirichlet(np.ones(5), size=3)
+    drafts = np.array([[rows[0].argmax(), 0], [1, 2], [rows[0].argmax(), rows[1].argmax()]])
+    answers = [greedy_of(rows, d) for d in drafts]
     return [
+        ("greedy_match", "compare", ("g", [(rows, drafts, answers)]),
+         ("g", [(rows, drafts, [(stop, (token + 1) % 5) for stop, token in answers])])),
         ("max_fn", "compare", ("p", [x], [max_fn_of(x)], ""), ("p", [x], [max_fn_of(x) * 0.9], "")),
         ("expected_acceptance", "compare", ("r", p, q, alpha, ""), ("r", p, q, (q * q).sum(-1), "")),
         ("processors", "compare", ("T", "MultinomialProcessor", kwargs, logits, probs, ""),

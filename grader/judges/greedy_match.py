@@ -1,9 +1,11 @@
-"""The greedy_match check's expected values: argmax matching, round by round."""
+"""The greedy_match check's expected values: argmax matching, round by round, and what a
+wrong set of answers is when a usual mistake gives every one of them."""
 from collections import Counter
 
 import numpy as np
 
 from grader.checks.harness import CheckRun
+from grader.judges import mistakes
 
 SHOWN_ROWS = 5  # distinct wrong rounds shown in a verdict's table
 HINT = ("accept drafts while candidate_tokens[i] == target_dists[i].argmax(); at the first "
@@ -12,24 +14,41 @@ HINT = ("accept drafts while candidate_tokens[i] == target_dists[i].argmax(); at
         "first maximal token: compare token ids with the argmax, not probabilities with the max.")
 
 
-def expected(target: np.ndarray, draft: np.ndarray) -> tuple[int, int]:
-    """``(m, argmax p_m)``, ``m`` the first draft that is not its row's argmax (``k`` if none)."""
+def expected(target: np.ndarray, draft: np.ndarray, shift: int = 0) -> tuple[int, int]:
+    """``(m, argmax p_m)``, ``m`` the first draft that is not its row's argmax (``k`` if none);
+    ``shift`` 1 compares draft i with row i + 1's argmax instead (the rows misaligned)."""
     best = target.argmax(axis=-1)  # numpy, like torch, takes the first maximum
-    stop = next((i for i, (d, b) in enumerate(zip(draft, best)) if d != b), len(draft))
+    stop = next((i for i, d in enumerate(draft) if d != best[i + shift]), len(draft))
     return stop, int(best[stop])
+
+
+def returns_draft(target: np.ndarray, draft: np.ndarray) -> tuple[int, int]:
+    """The answer with the rejected draft itself as the token, where the argmax is meant."""
+    stop, token = expected(target, draft)
+    return stop, int(draft[stop]) if stop < len(draft) else token
+
+
+MISTAKES = {  # a usual mistake -> the answer it gives: (target rows, drafts) -> (rejected_idx, token)
+    "the rejected draft itself returned as the token, where the target's argmax there is meant": returns_draft,
+    "each draft compared with the argmax of the next row (the rows misaligned by one)":
+        lambda target, draft: expected(target, draft, shift=1),
+}
 
 
 def compare(check: CheckRun, prop: str, answered: list) -> None:
     """Require every round's ``(rejected_idx, token)`` to be ``expected``'s; ``answered``
     holds ``(target rows [k + 1, V], drafts [n, k], the n returned pairs)`` for each k."""
     wrong = Counter()  # a distinct wrong row -> how many rounds gave it
-    for target, drafts, pairs in answered:
-        for draft, got in zip(drafts, pairs):
-            answer = expected(target, draft)
-            if got != answer:
-                wrong[(str(len(draft)), str(draft.tolist()), str(target.argmax(-1).tolist()), str(got),
-                       str(answer))] += 1
+    rounds = [(target, draft, got) for target, drafts, pairs in answered for draft, got in zip(drafts, pairs)]
+    for target, draft, got in rounds:
+        answer = expected(target, draft)
+        if got != answer:
+            wrong[(str(len(draft)), str(draft.tolist()), str(target.argmax(-1).tolist()), str(got),
+                   str(answer))] += 1
     table = [["k", "drafts", "argmax rows", "yours", "expected", "rounds"]]
     table += [[*row, str(count)] for row, count in wrong.most_common(SHOWN_ROWS)]
+    candidates = [(what, [answer(t, d) for t, d, _ in rounds]) for what, answer in MISTAKES.items()]
+    mistake = mistakes.named_mistake([got for _, _, got in rounds], [expected(t, d) for t, d, _ in rounds],
+                                     candidates, 0.0, "; every answer is what you get with ")
     check.require(prop, not wrong, f"(rejected_idx, token) differs from greedy verification in "
-                  f"{wrong.total()} rounds ({len(wrong)} distinct, the commonest shown)", HINT, table)
+                  f"{wrong.total()} rounds ({len(wrong)} distinct, the commonest shown){mistake}", HINT, table)

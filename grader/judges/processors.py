@@ -23,15 +23,16 @@ def compare(check: CheckRun, label: str, name: str, kwargs: dict, logits: torch.
 
 
 def named_mistake(name: str, kwargs: dict, logits: torch.Tensor, probs: torch.Tensor) -> str:
-    """"; yours equals <mistake>" where ``probs`` is the reference's distribution at the other
-    temperature a usual mistake gives; "" otherwise."""
+    """"; yours equals <mistake>" where ``probs`` is what a usual mistake gives: the reference's
+    distribution at another temperature, or for greedy a softmax; "" otherwise."""
     def at(temperature: float) -> torch.Tensor:
         return getattr(reference, name)(**dict(kwargs, temperature=temperature))(logits)
 
-    temperature = kwargs.get("temperature", 1.0)
     if name == "GreedyProcessor":
-        return ""
-    return mistakes.named_mistake(probs, at(temperature), mistakes.temperature_mistakes(at, temperature), 1e-5)
+        candidates = [("the softmax of the logits: greedy is a one-hot distribution on the argmax", logits.softmax(-1))]
+    else:
+        candidates = mistakes.temperature_mistakes(at, kwargs.get("temperature", 1.0))
+    return mistakes.named_mistake(probs, at(kwargs.get("temperature", 1.0)), candidates, 1e-5)
 
 
 def unnormalised(check: CheckRun, label: str, name: str, kwargs: dict, logits: torch.Tensor, probs: torch.Tensor,
