@@ -9,6 +9,7 @@ import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from grader import exercises, implementation, progress  # noqa: E402
+from grader.bench import NEW_TOKENS, PROMPTS, QUICK_NEW_TOKENS, QUICK_PROMPTS  # noqa: E402
 from grader.bench.timing import DEFAULT_THREADS  # noqa: E402
 from grader.decider import GraderFilesChanged, run_isolated, sandbox  # noqa: E402
 from grader.implementation import DEFAULT_IMPL  # noqa: E402
@@ -89,15 +90,25 @@ def add_bench_arguments(parser) -> None:
                         help="synthetic: scale of the later layers' output projections (sets α)")
     parser.add_argument("--device", default=None, help="cpu or cuda (default: cuda if available)")
     parser.add_argument("--dtype", choices=["float32", "bfloat16", "float16"], default="float32")
-    parser.add_argument("--prompts", type=int, default=8)
-    parser.add_argument("--new-tokens", type=int, default=128)
+    parser.add_argument("--prompts", type=int, default=None,
+                        help=f"held-out prompts (default {PROMPTS}; {QUICK_PROMPTS} with --quick)")
+    parser.add_argument("--new-tokens", type=int, default=None,
+                        help=f"tokens generated per prompt (default {NEW_TOKENS}; {QUICK_NEW_TOKENS} with --quick)")
     parser.add_argument("--gammas", default="1-8", help="γ values to sweep, e.g. 1-8 or 2,4")
     parser.add_argument("--repeats", type=int, default=5, help="interleaved repetitions")
-    parser.add_argument("--quick", action="store_true", help="fewer repetitions (a few minutes on a CPU)")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"within 3 minutes on a 2-core CPU: {QUICK_PROMPTS} prompts x {QUICK_NEW_TOKENS} "
+                             "tokens, 2 timed repetitions of the methods and 1 of the γ sweep, and lesson 7's "
+                             "fast loops only with --fast (compiling them from an empty cache takes about "
+                             "100 s). Its speedups run lower than the full bench's: a shorter text shares its "
+                             "prompt's forward among fewer tokens, and its last rounds, cut short by the length "
+                             "limit, weigh more"),
     parser.add_argument("--sampling", action="store_true", help="sample at T = 1 instead of greedy")
     parser.add_argument("--no-hf", action="store_true", help="skip HF assisted generation")
-    parser.add_argument("--no-fast", action="store_true",
-                        help="skip lesson 7's fast loops (static caches, compiled steps)")
+    parser.add_argument("--fast", action=argparse.BooleanOptionalAction, default=None,
+                        help="time lesson 7's fast loops (static caches, compiled steps) too: the default "
+                             "except under --quick. Their graphs stay in inductor's on-disk cache, so a later "
+                             "run at the same γ (see --fast-gamma) compiles in seconds")
     parser.add_argument("--no-compile", action="store_true",
                         help="run lesson 7's fast loops eagerly (no compile time)")
     parser.add_argument("--fast-gamma", type=int, default=None,

@@ -34,7 +34,7 @@ def test_tokens_per_call_along_the_text():
 def test_bench_runs_and_reports_consistent_numbers(tmp_path):
     plot = tmp_path / "sweep.png"
     result = run_grader("bench", "--layers", "3", "--hidden", "64", "--prompts", "2",
-                        "--new-tokens", "16", "--gammas", "1-3", "--quick", "--json", "--no-compile",
+                        "--new-tokens", "16", "--gammas", "1-3", "--quick", "--json", "--fast", "--no-compile",
                         "--plot", str(plot), env={"HF_HUB_OFFLINE": "1"})
     assert result.returncode == 0, result.stderr[-3000:]
     report = json.loads(result.stdout.strip().splitlines()[-1])
@@ -61,7 +61,7 @@ def test_bench_runs_and_reports_consistent_numbers(tmp_path):
     assert report["verification_step_ratio"] > 0 and report["target_step_ms"] > 0
     assert plot.stat().st_size > 1000
     fast = report["fast"]  # lesson 7's rows, timed in the same run (eager here: no compile time)
-    assert fast["gamma"] == gamma and fast["compiled"] is False
+    assert fast["gamma"] == gamma and fast["compiled"] is False and fast["compile_cache"] is None
     for key in ("speedup_vs_autoregressive", "speedup_vs_fast_autoregressive", "speedup_vs_hf_assisted",
                 "target_step_ms", "floor_step_ms", "memory_bandwidth_gb_s", "drafter_step_ms", "cost_ratio_c",
                 "theory_speedup_vs_fast_autoregressive"):
@@ -72,8 +72,76 @@ def test_bench_runs_and_reports_consistent_numbers(tmp_path):
     assert fast["compile_seconds"] >= 0 and fast["floor_step_ms"] < fast["target_step_ms"]
     assert {"fast autoregressive", f"fast speculative γ={gamma}"} <= set(report["seconds"])
     assert report["torch_threads"] == 1  # the default: one thread, chosen on purpose
-    assert set(report["load"]) >= {"cores", "other_cores", "loadavg_before", "loadavg_after", "competed"}
-    assert "(1 torch threads)" in result.stdout and "machine load while timing" in result.stdout
+    load_fields = {"seconds", "cores", "other_cores", "loadavg_before", "loadavg_after", "competed"}
+    assert set(report["load"]) >= load_fields
+    phases = report["phases"]  # each timed with its load, printed as it ended and in the report
+    assert list(phases) == ["setup", "γ sweep", "first calls", "methods", "analysis"]
+    for name, phase in phases.items():
+        assert set(phase) >= load_fields and phase["seconds"] > 0, name
+        assert f"bench: {name} took " in result.stderr and f"\n{name} " in result.stdout
+    assert sum(p["seconds"] for p in phases.values()) <= report["load"]["seconds"]
+    assert report["startup_seconds"] > 0 and "bench: start-up (Python, torch, transformers) took" in result.stderr
+    competed = report["load"]["competed"] or any(p["competed"] for p in phases.values())
+    assert (report["warning"] is not None) == competed == ("WARNING: other processes competed" in result.stdout)
+    assert "(1 torch threads)" in result.stdout and "all phases" in result.stdout
+
+
+def meter(seconds: float, other_cores: float | None, loadavg: float = 0.3):
+    """A LoadMeter as if it had timed ``seconds`` while other work used ``other_cores``."""
+    from grader.bench.timing import LoadMeter
+
+    done = LoadMeter()
+    done.seconds, done.other_cores, done.loadavg_before, done.loadavg_after = seconds, other_cores, loadavg, loadavg
+    return done
+
+
+def test_phases_warn_naming_the_phases_other_work_slowed(capsys):
+    from grader.bench.timing import COMPETING_CORES, Phases
+
+    with Phases("bench") as phases:
+        with phases("setup"):
+            pass
+    assert "bench: setup took " in capsys.readouterr().err  # printed as the phase ends
+    assert set(phases.report()["setup"]) == {"seconds", "cores", "other_cores", "loadavg_before",
+                                             "loadavg_after", "competed"}
+    phases.whole = meter(20.0, 0.1)
+    phases.meters = {"γ sweep": meter(10.0, 0.1), "methods": meter(10.0, 0.1)}
+    assert phases.warning() is None and "WARNING" not in phases.table()
+    phases.meters["methods"] = meter(10.0, COMPETING_CORES + 0.1)
+    assert phases.warning().startswith("WARNING: other processes competed for the CPU during methods;")
+    assert "(competed)" in phases.table() and phases.report()["methods"]["competed"] is True
+    phases.meters["methods"] = meter(10.0, COMPETING_CORES - 0.1)
+    phases.whole = meter(20.0, COMPETING_CORES)  # spread over the whole run, no phase above the mark
+    assert "while this was timed" in phases.warning()
+    phases.whole = meter(20.0, None, loadavg=1.5)  # no /proc/stat: the load average before decides
+    assert phases.warning() is not None and phases.report()["γ sweep"]["competed"] is False
+
+
+def test_sweep_times_every_gamma_and_autoregressive_interleaved():
+    """Repetition by repetition, each run of every γ and of autoregressive decoding, the
+    order rotated, so that a burst of other work falls on all of them alike."""
+    calls = []
+
+    def generate(prompt, *models, gamma=None, **kwargs):
+        calls.append(gamma or "autoregressive")
+        target = models[-1]
+        for _ in range(3 if gamma else 1):  # the prefill and two rounds
+            target(torch.zeros((1, 1), dtype=torch.long))
+        return [0] * 5, 0.5
+
+    setup = speedup.Setup(lambda ids: None, None, [[1, 2]], 5, None, generate, generate, "cpu")
+    with speedup.tqdm(total=6, disable=True) as progress:
+        rows = speedup.sweep(setup, [1, 2], 2, progress)
+    assert calls == [1, 2, "autoregressive", 2, "autoregressive", 1]
+    assert rows[1]["tokens_per_target_call"] == 2.0 and rows[2]["acceptance_rate"] == 0.5
+    assert rows[2]["speedup_vs_autoregressive"] > 0
+
+
+def test_compile_cache_state():
+    assert speedup.cache_state({"hit": 0, "miss": 0}) is None  # eager: nothing compiled
+    assert speedup.cache_state({"hit": 4, "miss": 0}) == "warm"
+    assert speedup.cache_state({"hit": 0, "miss": 4}) == "cold"
+    assert speedup.cache_state({"hit": 3, "miss": 1}) == "partly warm"
 
 
 def test_demo_runs_on_the_shipped_pair():
@@ -118,16 +186,19 @@ def test_decode_step_bytes_count_weights_once_and_the_cache():
 
 def test_bench_batch_reports_both_methods_at_each_size_and_the_crossover():
     """One prompt, so batch 2 cycles through it; the main bench at its smallest, no plot asked
-    for, so none written; its phases show progress bars on stderr."""
+    for, so none written; its phases show progress bars on stderr; --quick leaves the fast
+    loops out unless asked for, and says how to ask."""
     started = time.time()
     result = run_grader("bench", "--layers", "3", "--hidden", "64", "--prompts", "1",
-                        "--new-tokens", "8", "--gammas", "2", "--quick", "--no-hf", "--no-fast",
+                        "--new-tokens", "8", "--gammas", "2", "--quick", "--no-hf",
                         "--batch", "2,1", "--json", env={"HF_HUB_OFFLINE": "1"})
     assert result.returncode == 0, result.stderr[-3000:]
     assert "γ sweep plot" not in result.stdout
     assert not any(p.stat().st_mtime >= started for p in ROOT.glob("*.png"))
     assert "bench: γ sweep" in result.stderr and "bench: batches" in result.stderr
     report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report["fast"] is None and "add --fast to time them too" in result.stdout
+    assert list(report["phases"])[-1] == "batches" and "bench: batches took " in result.stderr
     rows = report["batch"]
     assert [row["batch_size"] for row in rows] == [1, 2]  # sorted
     for row in rows:

@@ -1,11 +1,13 @@
 """The `grader bench` command: build the pair and prompts, run the bench, print, plot."""
 import json
+import sys
+import time
 
 import torch
 
 from grader import implementation
-from grader.bench import batches, speedup, tree_shapes
-from grader.bench.timing import LoadMeter, set_threads
+from grader.bench import NEW_TOKENS, PROMPTS, QUICK_NEW_TOKENS, QUICK_PROMPTS, batches, speedup, tree_shapes
+from grader.bench.timing import Phases, set_threads
 from grader.models import SHIPPED_DRAFTER, SHIPPED_TARGET, default_device, load_model, synthetic
 from grader.models.corpus import held_out_prompts
 
@@ -19,7 +21,7 @@ def parse_gammas(text: str) -> list[int]:
     return [int(g) for g in text.split(",")]
 
 
-def build_setup(args):
+def build_setup(args, fast: bool):
     device = args.device or default_device()
     dtype = DTYPES[args.dtype]
     sampling = implementation.load(args.impl, "sampling")
@@ -43,31 +45,45 @@ def build_setup(args):
     setup = speedup.Setup(target, drafter, held_out_prompts(tokenizer, args.prompts), args.new_tokens,
                           processor, implementation.load(args.impl, "autoregressive").autoregressive_generate,
                           implementation.load(args.impl, "speculative").speculative_generate, device)
-    if not args.no_fast:
-        fast = implementation.load(args.impl, "fast")
-        setup.fast_generate = fast.fast_speculative_generate
-        setup.fast_autoregressive_generate = fast.fast_autoregressive_generate
+    if fast:
+        loops = implementation.load(args.impl, "fast")
+        setup.fast_generate = loops.fast_speculative_generate
+        setup.fast_autoregressive_generate = loops.fast_autoregressive_generate
         setup.compile = not args.no_compile
         setup.fast_gamma = args.fast_gamma
     return setup, names
 
 
 def run(args) -> int:
+    from grader.cli import STARTED
+
+    startup = time.monotonic() - STARTED
+    print(f"bench: start-up (Python, torch, transformers) took {startup:.1f} s", file=sys.stderr)
     threads = set_threads(args.threads)
+    if args.prompts is None:
+        args.prompts = QUICK_PROMPTS if args.quick else PROMPTS
+    if args.new_tokens is None:
+        args.new_tokens = QUICK_NEW_TOKENS if args.quick else NEW_TOKENS
+    fast = not args.quick if args.fast is None else args.fast
     torch.manual_seed(0)
-    setup, (target_name, drafter_name) = build_setup(args)
     repeats, sweep_repeats = (2, 1) if args.quick else (args.repeats, 2)
-    with LoadMeter() as load:
-        result = speedup.run_bench(setup, parse_gammas(args.gammas), repeats, sweep_repeats, not args.no_hf)
+    with Phases("bench") as phases:
+        with phases("setup"):
+            setup, (target_name, drafter_name) = build_setup(args, fast)
+        result = speedup.run_bench(setup, parse_gammas(args.gammas), repeats, sweep_repeats, not args.no_hf,
+                                   phases)
         if args.trees:
-            trees = implementation.load(args.impl, "trees").tree_speculative_generate
-            result["trees"] = tree_shapes.run_trees(setup, trees, repeats)
+            with phases("trees"):
+                trees = implementation.load(args.impl, "trees").tree_speculative_generate
+                result["trees"] = tree_shapes.run_trees(setup, trees, repeats)
         if args.batch:  # at the γ the sweep found best at batch 1
-            batched = implementation.load(args.impl, "batched").batched_speculative_generate
-            result.update(batches.run_batches(setup, batched, args.batch, result["gamma"], repeats))
+            with phases("batches"):
+                batched = implementation.load(args.impl, "batched").batched_speculative_generate
+                result.update(batches.run_batches(setup, batched, args.batch, result["gamma"], repeats))
     result.update(device=str(setup.device), processor=repr(setup.processor), target=target_name,
                   drafter=drafter_name, prompts=len(setup.prompts), new_tokens=setup.new_tokens,
-                  torch_threads=threads, load=load.report())
+                  torch_threads=threads, quick=args.quick, startup_seconds=startup,
+                  phases=phases.report(), load=phases.whole.report(), warning=phases.warning())
     if torch.cuda.is_available() and str(setup.device).startswith("cuda"):
         result["device_name"] = torch.cuda.get_device_name()
     print_report(result)
@@ -75,7 +91,8 @@ def run(args) -> int:
         tree_shapes.print_trees(result["trees"])
     if args.batch:
         batches.print_batches(result)
-    print(load.describe())
+    print(f"\nstart-up (Python, torch, transformers) {startup:.1f} s, then:")
+    print(phases.table())
     if args.plot:
         plot_sweep(result, args.plot)
         print(f"γ sweep plot: {args.plot}")
@@ -113,6 +130,9 @@ def print_report(result: dict) -> None:
           + (f", {hf:.2f}x HF assisted generation (its faster setting)" if hf else ""))
     if result["fast"]:
         print_fast(result["fast"])
+    elif result["quick"]:
+        print("lesson 7's fast loops: not timed under --quick (compiling them from an empty cache takes "
+              "about 100 s on a 2-core CPU); add --fast to time them too")
 
 
 def print_fast(fast: dict) -> None:
@@ -122,7 +142,9 @@ def print_fast(fast: dict) -> None:
           f"{fast['speedup_vs_autoregressive']:.2f}x autoregressive, "
           f"{fast['speedup_vs_fast_autoregressive']:.2f}x the fast baseline"
           + (f", {hf:.2f}x HF assisted generation" if hf else "")
-          + f"; compiling took {fast['compile_seconds']:.1f} s (not in tokens/s)")
+          + f"; compiling took {fast['compile_seconds']:.1f} s (not in tokens/s)"
+          + (f" with a {fast['compile_cache']} compile cache ({fast['graphs_from_cache']} graphs from "
+             f"inductor's on-disk cache, {fast['graphs_compiled']} compiled)" if fast["compile_cache"] else ""))
     print(f"fast decode step {fast['target_step_ms']:.2f} ms (sampling included) against a floor of "
           f"{fast['floor_step_ms']:.2f} ms (weights and KV read once at the measured "
           f"{fast['memory_bandwidth_gb_s']:.1f} GB/s): {fast['target_step_ms'] / fast['floor_step_ms']:.1f}x")

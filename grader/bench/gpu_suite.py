@@ -67,8 +67,8 @@ class Stage:
 # step 30.6 ms, 36.6 s to compile the fast loop's graphs) scaled to these sizes.
 STAGES = (
     Stage("gpu_tests", 90, None),
-    Stage("lessons_4_7_greedy", 120, ()),
-    Stage("lessons_4_7_sampling", 100, ("--sampling",)),
+    Stage("lessons_4_7_greedy", 120, ("--fast",)),
+    Stage("lessons_4_7_sampling", 100, ("--sampling", "--fast")),
     Stage("lesson_8_batches", 70, ("--sampling", "--no-fast", "--batch")),
     Stage("lesson_9_trees", 70, ("--no-fast", "--trees")),
 )

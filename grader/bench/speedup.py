@@ -1,9 +1,10 @@
 """`grader bench`: speculative decoding side by side with autoregressive decoding and
 Hugging Face assisted generation, on the same prompts, in one run.
 
-Methods are timed in interleaved repetitions after a warm-up; each figure is the median
-over repetitions of the time for all prompts. Speedups are ratios of those medians,
-measured in the same run. α (Σ min(p, q) along the generated text), the cost ratio c and
+Methods are timed in interleaved repetitions after a warm-up (the γ sweep's values of γ
+with autoregressive decoding, then every method at the best γ), so that other work on the
+machine slows them alike; each figure is the median over repetitions of the time for all
+prompts. Speedups are ratios of medians timed in the same interleaved repetitions. α (Σ min(p, q) along the generated text), the cost ratio c and
 the tokens emitted per target call are measured too, and set against the theory of
 Leviathan et al.: (1 − α^{γ+1}) / (1 − α) tokens per target call, and a speedup of
 (1 − α^{γ+1}) / ((1 − α)(γc + 1)).
@@ -18,6 +19,7 @@ from transformers import DynamicCache
 from transformers.utils import logging as transformers_logging
 
 from grader.bench import roofline
+from grader.bench.timing import Phases
 from grader.observers.recording import RecordingModel
 
 NO_EOS = -1  # generation runs to max_gen_len, so every method emits the same count
@@ -60,13 +62,7 @@ def theory_speedup(alpha: float, gamma: int, c: float) -> float:
 
 def methods(setup: Setup, gamma: int, hf: bool) -> dict:
     """name -> a function of one prompt that generates ``setup.new_tokens`` tokens."""
-    n, proc = setup.new_tokens, setup.processor
-    found = {
-        "autoregressive": lambda prompt: setup.autoregressive_generate(
-            prompt, setup.target, max_gen_len=n, logits_processor=proc, eos_tokens_id=NO_EOS,
-            use_cache=True),
-        f"speculative γ={gamma}": speculative(setup, gamma),
-    }
+    found = {"autoregressive": autoregressive(setup), f"speculative γ={gamma}": speculative(setup, gamma)}
     if hf:
         found[f"HF assisted γ={gamma}"] = hf_assisted(setup, gamma, constant=True)
         found["HF assisted (its defaults)"] = hf_assisted(setup, gamma, constant=False)
@@ -86,6 +82,12 @@ def fast_methods(setup: Setup, gamma: int) -> dict:
             prompt, setup.drafter, setup.target, gamma=gamma, logits_processor=proc,
             max_gen_len=n, eos_tokens_id=NO_EOS, compile=compile)[0],
     }
+
+
+def autoregressive(setup: Setup):
+    return lambda prompt: setup.autoregressive_generate(
+        prompt, setup.target, max_gen_len=setup.new_tokens, logits_processor=setup.processor,
+        eos_tokens_id=NO_EOS, use_cache=True)
 
 
 def speculative(setup: Setup, gamma: int, recorder: RecordingModel | None = None):
@@ -196,18 +198,30 @@ def time_breakdown(setup: Setup, gamma: int) -> tuple[dict, list[list[int]]]:
     return parts, texts
 
 
-def sweep_point(setup: Setup, gamma: int, repeats: int, progress: tqdm) -> dict:
-    """Speculative decoding at ``gamma``: its median time, and from the same runs the
-    tokens emitted per target call and the mean acceptance rate. The target is wrapped to
-    count its forwards (a Python call each, nothing next to a forward's cost); the prefill
+def sweep(setup: Setup, gammas: list[int], repeats: int, progress: tqdm) -> dict:
+    """Speculative decoding at each γ of ``gammas``, and autoregressive decoding, timed in
+    the same interleaved repetitions (so a burst of other work slows them alike): per γ
+    its median time, its speedup over autoregressive, and from the same runs the tokens
+    emitted per target call and the mean acceptance rate. The target is wrapped to count
+    its forwards (a Python call each, nothing next to a forward's cost); the prefill
     forward, which emits the first token alone, is not a round."""
-    recorder = RecordingModel(setup.target)
-    run, outputs = speculative(setup, gamma, recorder), []
-    timings = time_methods(setup, {"s": lambda prompt: outputs.append(run(prompt))}, repeats, progress)
-    rounds = len(recorder.forwards) - len(outputs)
-    tokens = sum(len(ids) - 1 for ids, _ in outputs)
-    return {"seconds": timings.median("s"), "tokens_per_target_call": tokens / rounds,
-            "acceptance_rate": statistics.mean(rate for _, rate in outputs)}
+    recorders = {gamma: RecordingModel(setup.target) for gamma in gammas}
+    outputs = {gamma: [] for gamma in gammas}
+
+    def recorded(gamma):
+        run = speculative(setup, gamma, recorders[gamma])
+        return lambda prompt: outputs[gamma].append(run(prompt))
+    runs = {gamma: recorded(gamma) for gamma in gammas}
+    timings = time_methods(setup, {**runs, "autoregressive": autoregressive(setup)}, repeats, progress)
+    rows = {}
+    for gamma in gammas:
+        rounds = len(recorders[gamma].forwards) - len(outputs[gamma])
+        tokens = sum(len(ids) - 1 for ids, _ in outputs[gamma])
+        rows[gamma] = {"seconds": timings.median(gamma),
+                       "speedup_vs_autoregressive": timings.median("autoregressive") / timings.median(gamma),
+                       "tokens_per_target_call": tokens / rounds,
+                       "acceptance_rate": statistics.mean(rate for _, rate in outputs[gamma])}
+    return rows
 
 
 @torch.no_grad()
@@ -262,65 +276,92 @@ def step_ms(model, prompt: list[int], device: str, repeats: int = 30) -> float:
     return 1000 * statistics.median(samples)
 
 
-def run_bench(setup: Setup, gammas: list[int], repeats: int, sweep_repeats: int, hf: bool) -> dict:
-    """The sweep over ``gammas`` picks the best γ; then all methods are compared at it."""
-    with tqdm(total=len(gammas) * sweep_repeats, desc="bench: γ sweep", unit="run", leave=False) as progress:
+def run_bench(setup: Setup, gammas: list[int], repeats: int, sweep_repeats: int, hf: bool,
+              phases: Phases) -> dict:
+    """The sweep over ``gammas`` picks the best γ; then all methods are compared at it.
+    Each phase is timed with the load it ran under (``phases``)."""
+    with phases("γ sweep"), tqdm(total=(len(gammas) + 1) * sweep_repeats, desc="bench: γ sweep", unit="run",
+                                 leave=False) as progress:
         speculative(setup, gammas[0])(setup.prompts[0])  # warm-up: first calls allocate
-        sweep = {gamma: sweep_point(setup, gamma, sweep_repeats, progress) for gamma in gammas}
-    gamma = min(sweep, key=lambda g: sweep[g]["seconds"])
+        rows = sweep(setup, gammas, sweep_repeats, progress)
+    gamma = min(rows, key=lambda g: rows[g]["seconds"])
     runs = methods(setup, gamma, hf)
-    # the first call of each method warms it up; a fast loop's first call also compiles
-    first_call = {m: timed(lambda: run(setup.prompts[0]), setup.device)
-                  for m, run in tqdm(runs.items(), desc="bench: first calls (warm-up, compiling)", unit="method",
-                                     leave=False)}
-    with tqdm(total=repeats * len(runs), desc=f"bench: methods at γ={gamma}", unit="run", leave=False) as progress:
+    cache_before = compile_cache_counts()
+    with phases("first calls"):  # the first call of each method warms it up; a fast loop's also compiles
+        first_call = {m: timed(lambda: run(setup.prompts[0]), setup.device)
+                      for m, run in tqdm(runs.items(), desc="bench: first calls (warm-up, compiling)",
+                                         unit="method", leave=False)}
+    compile_cache = {k: v - cache_before[k] for k, v in compile_cache_counts().items()}
+    with phases("methods"), tqdm(total=repeats * len(runs), desc=f"bench: methods at γ={gamma}", unit="run",
+                                 leave=False) as progress:
         timings = time_methods(setup, runs, repeats, progress)
+    with phases("analysis"):  # α along the texts, step costs, where the time goes
+        result = analysis(setup, gamma, rows, timings)
+        if setup.fast_generate:
+            result["fast"] = fast_report(setup, timings, first_call, compile_cache, setup.fast_gamma or gamma,
+                                         result["alpha"])
+    return result
+
+
+def analysis(setup: Setup, gamma: int, sweep_rows: dict, timings: Timings) -> dict:
+    """The comparison at ``gamma`` and the theory beside the measurements."""
     breakdown, texts = time_breakdown(setup, gamma)
     alphas = alpha_along(setup, texts)
     alpha = statistics.mean(statistics.mean(a) for a in alphas)
     target_step = step_ms(setup.target, setup.prompts[0], setup.device)
     c = step_ms(setup.drafter, setup.prompts[0], setup.device) / target_step
     one_alpha = [[alpha] * len(a) for a in alphas]
-    for g, row in sweep.items():
+    for g, row in sweep_rows.items():
         row["theory_tokens_per_target_call"] = theory_tokens_per_call(alpha, g)
         # The formula assumes every round may draft γ tokens; near the length limit fewer fit.
         row["length_limited_theory_tokens_per_target_call"] = tokens_per_call_along(one_alpha, g)
         row["predicted_tokens_per_target_call"] = tokens_per_call_along(alphas, g)
         row["theory_speedup"] = theory_speedup(alpha, g, c)
     ar = timings.median("autoregressive")
-    for row in sweep.values():
-        row["speedup_vs_autoregressive"] = ar / row["seconds"]  # sweep and comparison share a run
     ours = timings.median(f"speculative γ={gamma}")
-    hf_best = min((timings.median(m) for m in runs if m.startswith("HF")), default=None)
-    fast = (fast_report(setup, timings, first_call, setup.fast_gamma or gamma, ar, hf_best, alpha)
-            if setup.fast_generate else None)
+    hf_best = fastest_hf(timings)
     return {
         "speedup_vs_autoregressive": ar / ours,
         "speedup_vs_hf_assisted": hf_best / ours if hf_best else None,
-        "acceptance_rate": sweep[gamma]["acceptance_rate"],
+        "acceptance_rate": sweep_rows[gamma]["acceptance_rate"],
         "alpha": alpha,
         "cost_ratio_c": c,
-        "tokens_per_target_call": sweep[gamma]["tokens_per_target_call"],
+        "tokens_per_target_call": sweep_rows[gamma]["tokens_per_target_call"],
         "theory_tokens_per_target_call": theory_tokens_per_call(alpha, gamma),
-        "length_limited_theory_tokens_per_target_call": sweep[gamma]["length_limited_theory_tokens_per_target_call"],
-        "predicted_tokens_per_target_call": sweep[gamma]["predicted_tokens_per_target_call"],
+        "length_limited_theory_tokens_per_target_call": sweep_rows[gamma]["length_limited_theory_tokens_per_target_call"],
+        "predicted_tokens_per_target_call": sweep_rows[gamma]["predicted_tokens_per_target_call"],
         "theory_speedup": theory_speedup(alpha, gamma, c),
         "gamma": gamma,
         "target_step_ms": target_step,
         "verification_step_ratio": breakdown["verification_forward_ms"] / target_step,
         "time_breakdown": breakdown,
-        "seconds": {m: timings.median(m) for m in runs},
-        "tokens_per_second": {m: len(setup.prompts) * setup.new_tokens / timings.median(m) for m in runs},
-        "sweep": sweep,
-        "fast": fast,
+        "seconds": {m: timings.median(m) for m in timings.seconds},
+        "tokens_per_second": {m: len(setup.prompts) * setup.new_tokens / timings.median(m) for m in timings.seconds},
+        "sweep": sweep_rows,
+        "fast": None,
     }
 
 
-def fast_report(setup: Setup, timings: Timings, first_call: dict, gamma: int, ar: float,
-                hf_best: float | None, alpha: float) -> dict:
+def fastest_hf(timings: Timings) -> float | None:
+    """The median seconds of HF assisted generation in its faster setting; None if not timed."""
+    return min((timings.median(m) for m in timings.seconds if m.startswith("HF")), default=None)
+
+
+def compile_cache_counts() -> dict[str, int]:
+    """Graphs inductor has so far, in this process, found in its on-disk cache (``hit``)
+    and compiled afresh (``miss``)."""
+    from torch._dynamo.utils import counters
+
+    return {"hit": counters["inductor"]["fxgraph_cache_hit"], "miss": counters["inductor"]["fxgraph_cache_miss"]}
+
+
+def fast_report(setup: Setup, timings: Timings, first_call: dict, compile_cache: dict, gamma: int,
+                alpha: float) -> dict:
     """Lesson 7's loops against the rest of the same run, and its decode step against the
     floor the memory bandwidth sets. Compile time is the fast methods' first calls less a
-    timed call, per prompt: it never counts in tokens/s. The theory of the fast loop's
+    timed call, per prompt: it never counts in tokens/s; ``compile_cache`` (graphs inductor
+    found on disk, ``hit``, and compiled, ``miss``, during those calls) says whether its
+    on-disk cache was warm, which decides that time. The theory of the fast loop's
     speedup over the fast baseline takes α from the run and c from the two models' fast
     steps: the drafter's is timed here with the fast baseline on the drafter alone."""
     spec, base = f"fast speculative γ={gamma}", "fast autoregressive"
@@ -330,10 +371,14 @@ def fast_report(setup: Setup, timings: Timings, first_call: dict, gamma: int, ar
     bandwidth = roofline.memory_bandwidth(setup.device)
     drafter_step = fast_step_ms(setup, setup.drafter)
     c = drafter_step / step
+    hf_best = fastest_hf(timings)
     return {
         "gamma": gamma,
         "compiled": setup.compile,
-        "speedup_vs_autoregressive": ar / timings.median(spec),
+        "compile_cache": cache_state(compile_cache),
+        "graphs_from_cache": compile_cache["hit"],
+        "graphs_compiled": compile_cache["miss"],
+        "speedup_vs_autoregressive": timings.median("autoregressive") / timings.median(spec),
         "speedup_vs_fast_autoregressive": timings.median(base) / timings.median(spec),
         "speedup_vs_hf_assisted": hf_best / timings.median(spec) if hf_best else None,
         "compile_seconds": sum(max(0.0, first_call[m] - per_prompt[m]) for m in (spec, base)),
@@ -345,6 +390,14 @@ def fast_report(setup: Setup, timings: Timings, first_call: dict, gamma: int, ar
         "theory_speedup_vs_fast_autoregressive": theory_speedup(alpha, gamma, c),
         "theory_best_gamma": max(range(1, 17), key=lambda g: theory_speedup(alpha, g, c)),
     }
+
+
+def cache_state(counts: dict) -> str | None:
+    """"warm" when every graph came from inductor's on-disk cache, "cold" when none did,
+    "partly warm" between; None when nothing was compiled (eager steps)."""
+    if not counts["hit"] + counts["miss"]:
+        return None
+    return "warm" if not counts["miss"] else "cold" if not counts["hit"] else "partly warm"
 
 
 def fast_step_ms(setup: Setup, model) -> float:

@@ -7,7 +7,9 @@ they give), and a timing means little when other processes compete for the cores
 numbers, how much CPU other processes used while it timed.
 """
 import os
+import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 DEFAULT_THREADS = 1
@@ -59,21 +61,84 @@ class LoadMeter:
         return self.loadavg_before >= COMPETING_CORES  # before our own work raised it
 
     def report(self) -> dict:
-        return {"cores": os.cpu_count(), "other_cores": self.other_cores,
+        return {"seconds": self.seconds, "cores": os.cpu_count(), "other_cores": self.other_cores,
                 "loadavg_before": self.loadavg_before, "loadavg_after": self.loadavg_after,
                 "competed": self.competed}
 
-    def describe(self) -> str:
-        """One line for beside the numbers; a warning when other work competed."""
+    def conditions(self) -> str:
+        """The load in words: "other work used 0.20 of 2 cores; 1-min load average 1.07
+        before, 1.00 after"."""
         other = (f"other work used {self.other_cores:.2f} of {os.cpu_count()} cores"
                  if self.other_cores is not None else f"{os.cpu_count()} cores")
-        line = (f"machine load while timing: {other}; 1-min load average "
-                f"{self.loadavg_before:.2f} before, {self.loadavg_after:.2f} after")
-        if self.competed:
-            line += ("\nWARNING: other processes competed for the CPU while this was timed; "
-                     "the times and speedups above are not a clean measurement. Rerun on an "
-                     "idle machine.")
-        return line
+        return f"{other}; 1-min load average {self.loadavg_before:.2f} before, {self.loadavg_after:.2f} after"
+
+    def describe(self) -> str:
+        """One line for beside the numbers; a warning when other work competed."""
+        line = f"machine load while timing: {self.conditions()}"
+        return line + "\n" + competition_warning("while this was timed") if self.competed else line
+
+
+def competition_warning(when: str) -> str:
+    """The warning beside numbers that other work slowed ``when`` ("during the γ sweep")."""
+    return (f"WARNING: other processes competed for the CPU {when}; the times and speedups above "
+            "are not a clean measurement. Rerun on an idle machine.")
+
+
+class Phases:
+    """The phases of a timed command, each under its own ``LoadMeter``, and the whole under one::
+
+        with Phases("bench") as phases:
+            with phases("γ sweep"):
+                ...
+
+    A phase's wall time and load are printed to stderr (beside the progress bars) as it
+    ends, so a slow phase shows itself while the command runs, and are kept for the report
+    and the JSON: a phase that other work slowed is named, not averaged away in the whole.
+    """
+
+    def __init__(self, command: str):
+        self.command = command
+        self.meters: dict[str, LoadMeter] = {}
+        self.whole = LoadMeter()
+
+    def __enter__(self) -> "Phases":
+        self.whole.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.whole.__exit__(*exc)
+
+    @contextmanager
+    def __call__(self, name: str):
+        with LoadMeter() as meter:
+            yield
+        self.meters[name] = meter
+        from tqdm import tqdm  # here, not above: `grader check` imports this module and no tqdm
+
+        tqdm.write(f"{self.command}: {name} took {meter.seconds:.1f} s ({meter.conditions()})", file=sys.stderr)
+
+    def report(self) -> dict:
+        """Phase name -> its ``LoadMeter.report()``, in the order the phases ran."""
+        return {name: meter.report() for name, meter in self.meters.items()}
+
+    def warning(self) -> str | None:
+        """The warning to print and store when other work competed, naming the phases it
+        slowed; None on a quiet machine."""
+        competed = [name for name, meter in self.meters.items() if meter.competed]
+        if competed:
+            return competition_warning("during " + ", ".join(competed))
+        return competition_warning("while this was timed") if self.whole.competed else None
+
+    def table(self) -> str:
+        """Each phase's seconds and load, then the whole's, and the warning if any."""
+        rows = [f"{'phase':<12} {'seconds':>8} {'other work':>11}  1-min load average"]
+        for name, meter in (*self.meters.items(), ("all phases", self.whole)):
+            other = "?" if meter.other_cores is None else f"{meter.other_cores:.2f}"
+            rows.append(f"{name:<12} {meter.seconds:>8.1f} {other:>11}  {meter.loadavg_before:.2f} before, "
+                        f"{meter.loadavg_after:.2f} after" + ("  (competed)" if meter.competed else ""))
+        rows.append(f"(other work: the cores of {os.cpu_count()} that other processes used, on average)")
+        warning = self.warning()
+        return "\n".join(rows + ([warning] if warning else []))
 
 
 def _machine_busy_seconds() -> float | None:

@@ -48,7 +48,7 @@ def counted(setup: speedup.Setup, tree_generate, branching: tuple[int, ...]) -> 
 
 def run_trees(setup: speedup.Setup, tree_generate, repeats: int, shapes=SHAPES) -> list[dict]:
     """One row per shape: the tree's numbers and, under ``"chain"``, the chain's."""
-    runs = {"autoregressive": speedup.methods(setup, 1, hf=False)["autoregressive"]}
+    runs = {"autoregressive": speedup.autoregressive(setup)}
     for branching in shapes:
         runs[f"tree {branching}"] = loop(setup, tree_generate, branching)
         runs[f"chain of {nodes(branching)}"] = loop(setup, tree_generate, chain(nodes(branching)))
