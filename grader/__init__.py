@@ -8,9 +8,9 @@ Layout, by the part each package plays:
 - the fronts: ``cli`` (``grader check|list|bench|demo|grade|audit``), ``notebook`` (``check()``
   in a notebook), ``grade`` (a class graded for an instructor), ``progress`` (statuses);
 - shared records: ``sources`` (the course's code run from verified source only),
-  ``exercises`` (the table of exercises), ``verdict`` (verdicts and their
-  text), ``wire`` (what may cross from the runner to the decider), ``implementation``
-  (where a learner's code is found and imported);
+  ``exercises`` (the table of exercises, and the names the course's packages export),
+  ``verdict`` (verdicts and their text), ``wire`` (what may cross from the runner to the
+  decider), ``implementation`` (where a learner's code is found and imported);
 - ``decider/``: the process that decides verdicts; it replays checks on the runner's
   records and never imports the learner's code;
 - ``runner/``: the process that imports the learner's code, runs the checks on it and
@@ -28,14 +28,16 @@ Layout, by the part each package plays:
   tool for one's own code, never part of grading;
 - ``models/``: the shipped pair (``models/shipped/``), its corpus, the synthetic pair;
 - ``selftest/``: the grader's tests of itself: mutants each check must catch, valid
-  variants it must pass, and checks run in one process for the test suite.
+  variants it must pass, and checks run in one process for the test suite;
+- ``release/``: what the course hands its learners: ``lessons/`` written from ``solutions/``.
 
 What may import what (tests/test_layout.py holds the code to it): the oracle, observers,
 models and shared records import no other part; the checks import only those (and the
 reference ``solutions``); the judges import the checks, the oracle and the reference,
 and only the decider loads them; the decider adds the checks, but never ``implementation``,
 the runner or a learner's package; the runner imports the checks and ``implementation``,
-never a judge; no part imports ``lessons`` by name. The runner runs the checks' own code to
+never a judge; the release imports only the shared records, and reads ``solutions`` as
+text; no part imports ``lessons`` by name. The runner runs the checks' own code to
 make their calls in order, statistics included (except the judges'); nothing it computes is
 trusted.
 """

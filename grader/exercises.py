@@ -1,9 +1,28 @@
-"""The course's exercises: ids, lessons, the names each takes from an implementation."""
+"""The course's exercises: ids, lessons, the names each takes from an implementation.
+
+``EXPORTS`` is the one list of the names ``lessons`` and ``solutions`` export, by module:
+solutions/__init__.py imports them, lessons/__init__.py is written from them
+(grader/release/lessons.py), and an exercise's module is the one that exports its functions.
+"""
 import difflib
 from dataclasses import dataclass
 
 MIN_TIME_LIMIT = 15.0  # seconds: a cold start of the check (imports, models) fits in it
 TIME_LIMIT_FACTOR = 10  # a learner's loop may be this much slower than the reference
+
+EXPORTS = {  # module of lessons/ and solutions/ -> the names both packages export from it
+    "sampling": ("LogitsProcessor", "GreedyProcessor", "MultinomialProcessor", "TopKProcessor",
+                 "NucleusProcessor", "TopKNucleusProcessor"),
+    "autoregressive": ("autoregressive_generate",),
+    "residual": ("max_fn",),
+    "verification": ("speculative_decoding_verify", "speculative_sampling", "greedy_match"),
+    "speculative": ("speculative_generate",),
+    "ngram": ("NGramStorage", "PromptLookup", "ngram_assisted_speculative_generate"),
+    "trees": ("multi_draft_sampling", "typical_acceptance", "tree_layout", "tree_speculative_generate"),
+    "fast": ("fast_speculative_generate", "fast_autoregressive_generate"),
+    "batched": ("batched_speculative_sampling", "batched_speculative_generate"),
+    "distill": ("expected_acceptance", "distillation_loss", "on_policy_batch", "train_drafter"),
+}
 
 
 @dataclass(frozen=True)
@@ -12,11 +31,15 @@ class Exercise:
     lesson: int
     title: str
     functions: tuple[str, ...]  # the names the exercise asks the learner to write
-    module: str  # the lessons/solutions module that defines them
     check: str  # "grader.checks.<module>" whose run() grades it
     reference_seconds: float = 0.0  # the check on solutions/, one thread, idle 2-core CPU,
     # compiled artefacts cached (static_cache compiles the shipped pair: ~75 s the first time)
     helpers: tuple[str, ...] = ()  # the module's other stubs the learner writes for it
+
+    @property
+    def module(self) -> str:
+        """The lessons/solutions module that defines the exercise: the one exporting its functions."""
+        return next(module for module, names in EXPORTS.items() if set(names) & set(self.functions))
 
     @property
     def withheld(self) -> tuple[str, ...]:
@@ -34,49 +57,48 @@ EXERCISES = (
     Exercise("processors", 0, "logits processors: greedy, temperature, top-k, top-p",
              ("LogitsProcessor", "GreedyProcessor", "MultinomialProcessor", "TopKProcessor",
               "NucleusProcessor", "TopKNucleusProcessor", "keep_top_k", "keep_top_p"),
-             "sampling", "grader.checks.processors", 0.7),
+             "grader.checks.processors", 0.7),
     Exercise("autoregressive_generate", 0, "the autoregressive baseline, with and without cache",
-             ("autoregressive_generate",), "autoregressive", "grader.checks.autoregressive", 6.4),
+             ("autoregressive_generate",), "grader.checks.autoregressive", 6.4),
     Exercise("max_fn", 1, "the residual distribution norm(max(0, x))",
-             ("max_fn",), "residual", "grader.checks.max_fn", 0.1),
+             ("max_fn",), "grader.checks.max_fn", 0.1),
     Exercise("speculative_decoding_verify", 1, "the numpy verifier warm-up",
-             ("speculative_decoding_verify",), "verification", "grader.checks.verify_numpy", 0.7),
+             ("speculative_decoding_verify",), "grader.checks.verify_numpy", 0.7),
     Exercise("speculative_sampling", 2, "the vectorised draft verifier",
-             ("speculative_sampling",), "verification", "grader.checks.speculative_sampling", 1.7),
+             ("speculative_sampling",), "grader.checks.speculative_sampling", 1.7),
     Exercise("greedy_match", 2, "the greedy draft verifier",
-             ("greedy_match",), "verification", "grader.checks.greedy_match", 0.1),
+             ("greedy_match",), "grader.checks.greedy_match", 0.1),
     Exercise("speculative_generate", 3, "the speculative decoding loop",
-             ("speculative_generate",), "speculative", "grader.checks.speculative_generate", 10.5,
+             ("speculative_generate",), "grader.checks.speculative_generate", 10.5,
              helpers=("forward", "draft", "settle", "roll_back", "show_round")),
     Exercise("kv_cache", 4, "speculative_generate with KV caches and rollback",
-             ("speculative_generate",), "speculative", "grader.checks.kv_cache", 13.6,
+             ("speculative_generate",), "grader.checks.kv_cache", 13.6,
              helpers=("forward", "draft", "settle", "roll_back", "show_round")),
     Exercise("ngram", 5, "drafter-free n-gram speculation",
-             ("NGramStorage", "ngram_assisted_speculative_generate"), "ngram", "grader.checks.ngram", 6.1,
+             ("NGramStorage", "ngram_assisted_speculative_generate"), "grader.checks.ngram", 6.1,
              helpers=("PromptLookup", "propose", "rate")),
     Exercise("static_cache", 7, "the fast loop: a static cache rolled back by position, compiled steps",
-             ("fast_speculative_generate", "fast_autoregressive_generate"), "fast",
-             "grader.checks.static_cache", 35.0, helpers=("draft", "roll_back")),
+             ("fast_speculative_generate", "fast_autoregressive_generate"), "grader.checks.static_cache",
+             35.0, helpers=("draft", "roll_back")),
     Exercise("batched_verify", 8, "the draft verifier for a batch of rows, each on its own",
-             ("batched_speculative_sampling",), "batched", "grader.checks.batched_verify", 2.5),
+             ("batched_speculative_sampling",), "grader.checks.batched_verify", 2.5),
     Exercise("batched_generate", 8, "speculative decoding for a batch of prompts of any lengths",
-             ("Lane", "batched_speculative_generate"), "batched", "grader.checks.batched_generate",
-             10.0),
+             ("Lane", "batched_speculative_generate"), "grader.checks.batched_generate", 10.0),
     Exercise("multi_draft", 9, "several i.i.d. drafts of one position, verified exactly",
-             ("multi_draft_sampling",), "trees", "grader.checks.multi_draft", 1.2),
+             ("multi_draft_sampling",), "grader.checks.multi_draft", 1.2),
     Exercise("tree_attention", 9, "the tree attention mask and the nodes' depths",
-             ("tree_layout",), "trees", "grader.checks.tree_attention", 0.1),
+             ("tree_layout",), "grader.checks.tree_attention", 0.1),
     Exercise("tree_generate", 9, "speculative decoding with a token tree per round",
-             ("tree_speculative_generate",), "trees", "grader.checks.tree_generate", 6.4,
+             ("tree_speculative_generate",), "grader.checks.tree_generate", 6.4,
              helpers=("draft_tree", "walk_tree")),
     Exercise("expected_acceptance", 10, "the acceptance probability α = Σ min(p, q) = 1 − TV(p, q)",
-             ("expected_acceptance",), "distill", "grader.checks.expected_acceptance", 0.1),
+             ("expected_acceptance",), "grader.checks.expected_acceptance", 0.1),
     Exercise("distillation_loss", 10, "forward KL, reverse KL, JSD and total variation, with their gradients",
-             ("distillation_loss", "divergence", "kl"), "distill", "grader.checks.distillation_loss", 0.1),
+             ("distillation_loss", "divergence", "kl"), "grader.checks.distillation_loss", 0.1),
     Exercise("on_policy_batch", 10, "training rows continued by the drafter, labelled by the target",
-             ("on_policy_batch",), "distill", "grader.checks.on_policy_batch", 0.1),
+             ("on_policy_batch",), "grader.checks.on_policy_batch", 0.1),
     Exercise("train_drafter", 10, "the distillation loop, α measured along held-out continuations",
-             ("train_drafter", "held_out_alpha"), "distill", "grader.checks.train_drafter", 2.1),
+             ("train_drafter", "held_out_alpha"), "grader.checks.train_drafter", 2.1),
 )
 
 BY_ID = {exercise.id: exercise for exercise in EXERCISES}

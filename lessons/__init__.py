@@ -5,21 +5,33 @@ max_fn``), so a lesson you are still writing never stops the others from importi
 """
 import importlib
 
-_MODULES = {
-    "LogitsProcessor": "sampling", "GreedyProcessor": "sampling",
-    "MultinomialProcessor": "sampling", "TopKProcessor": "sampling",
-    "NucleusProcessor": "sampling", "TopKNucleusProcessor": "sampling",
+_MODULES = {  # name -> its module, written from grader/exercises.py's EXPORTS
+    "LogitsProcessor": "sampling",
+    "GreedyProcessor": "sampling",
+    "MultinomialProcessor": "sampling",
+    "TopKProcessor": "sampling",
+    "NucleusProcessor": "sampling",
+    "TopKNucleusProcessor": "sampling",
     "autoregressive_generate": "autoregressive",
     "max_fn": "residual",
-    "speculative_decoding_verify": "verification", "speculative_sampling": "verification",
+    "speculative_decoding_verify": "verification",
+    "speculative_sampling": "verification",
     "greedy_match": "verification",
     "speculative_generate": "speculative",
-    "NGramStorage": "ngram", "PromptLookup": "ngram", "ngram_assisted_speculative_generate": "ngram",
-    "multi_draft_sampling": "trees", "typical_acceptance": "trees", "tree_layout": "trees",
+    "NGramStorage": "ngram",
+    "PromptLookup": "ngram",
+    "ngram_assisted_speculative_generate": "ngram",
+    "multi_draft_sampling": "trees",
+    "typical_acceptance": "trees",
+    "tree_layout": "trees",
     "tree_speculative_generate": "trees",
-    "fast_speculative_generate": "fast", "fast_autoregressive_generate": "fast",
-    "batched_speculative_sampling": "batched", "batched_speculative_generate": "batched",
-    "expected_acceptance": "distill", "distillation_loss": "distill", "on_policy_batch": "distill",
+    "fast_speculative_generate": "fast",
+    "fast_autoregressive_generate": "fast",
+    "batched_speculative_sampling": "batched",
+    "batched_speculative_generate": "batched",
+    "expected_acceptance": "distill",
+    "distillation_loss": "distill",
+    "on_policy_batch": "distill",
     "train_drafter": "distill",
 }
 __all__ = list(_MODULES)

@@ -1,30 +1,13 @@
-"""The reference implementation of every exercise (same names as ``lessons``)."""
-from solutions.autoregressive import autoregressive_generate
-from solutions.batched import batched_speculative_generate, batched_speculative_sampling
-from solutions.distill import distillation_loss, expected_acceptance, on_policy_batch, train_drafter
-from solutions.fast import fast_autoregressive_generate, fast_speculative_generate
-from solutions.ngram import NGramStorage, PromptLookup, ngram_assisted_speculative_generate
-from solutions.residual import max_fn
-from solutions.sampling import (
-    GreedyProcessor,
-    LogitsProcessor,
-    MultinomialProcessor,
-    NucleusProcessor,
-    TopKNucleusProcessor,
-    TopKProcessor,
-)
-from solutions.speculative import speculative_generate
-from solutions.trees import multi_draft_sampling, tree_layout, tree_speculative_generate, typical_acceptance
-from solutions.verification import greedy_match, speculative_decoding_verify, speculative_sampling
+"""The reference implementation of every exercise (same names as ``lessons``).
 
-__all__ = [
-    "GreedyProcessor", "LogitsProcessor", "MultinomialProcessor", "NucleusProcessor",
-    "TopKNucleusProcessor", "TopKProcessor", "autoregressive_generate",
-    "max_fn", "speculative_decoding_verify", "speculative_sampling", "greedy_match",
-    "speculative_generate",
-    "NGramStorage", "PromptLookup", "ngram_assisted_speculative_generate",
-    "multi_draft_sampling", "typical_acceptance", "tree_layout", "tree_speculative_generate",
-    "fast_speculative_generate", "fast_autoregressive_generate",
-    "batched_speculative_sampling", "batched_speculative_generate",
-    "expected_acceptance", "distillation_loss", "on_policy_batch", "train_drafter",
-]
+The names are those of ``grader.exercises.EXPORTS``, each imported here from its module;
+lessons/__init__.py is written from the same list. Every other module of ``solutions`` is
+also the source of its lesson: ``python -m grader.release.lessons`` writes ``lessons/``.
+"""
+import importlib
+
+from grader.exercises import EXPORTS
+
+__all__ = [name for names in EXPORTS.values() for name in names]
+for _module, _names in EXPORTS.items():
+    globals().update({name: getattr(importlib.import_module(f"solutions.{_module}"), name) for name in _names})

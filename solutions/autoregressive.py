@@ -1,8 +1,19 @@
-"""Lesson 0 — the baseline: plain autoregressive decoding, one target forward per token."""
-import torch
-from transformers import DynamicCache
+"""Lesson 0 — the baseline: plain autoregressive decoding, one target forward per token.
 
+Exercise ``autoregressive_generate``: write the loop, then run
+``grader check autoregressive_generate``.
+"""
+import torch
+from transformers import DynamicCache  # noqa: F401  (you will need it for use_cache=True)
+
+# BEGIN SOLUTION
 from solutions.sampling import GreedyProcessor, LogitsProcessor
+# LESSON
+# from solutions.sampling import GreedyProcessor, LogitsProcessor  # the course's (below)
+#
+# # The default processor, GreedyProcessor, is the course's, so the loop runs before your
+# # processors are done; pass your own in (logits_processor=...) to use them.
+# END SOLUTION
 
 
 @torch.inference_mode()  # no autograd bookkeeping at all: a few percent faster than no_grad
@@ -18,12 +29,22 @@ def autoregressive_generate(
 ) -> list[int]:
     """Generate up to ``max_gen_len`` tokens after the prompt ``inputs``.
 
-    Returns the generated ids (prompt excluded). Generation stops right after the first
-    token in ``eos_tokens_id`` (included in the output). ``use_cache=False`` runs the
-    model over the whole sequence at every step; ``use_cache=True`` keeps a transformers
-    ``DynamicCache`` and feeds only the token the model has not seen yet.
-    ``pad_token_id`` fills the preallocated sequence buffer ``[1, len(inputs) + max_gen_len]``.
+    Returns the generated ids (prompt excluded) as a list of ints. Generation stops right
+    after the first token in ``eos_tokens_id`` (an int or a list; the end token is
+    included in the output); otherwise exactly ``max_gen_len`` tokens come out.
+
+    - ``use_cache=False``: every step runs ``model(ids[:, :end])`` over the whole sequence
+      ``[1, end]`` and takes ``.logits[0, -1]`` (shape ``[V]``).
+    - ``use_cache=True``: create ``cache = DynamicCache()`` once and call
+      ``model(new_ids, cache=cache, use_cache=True)``, feeding only the tokens the model
+      has not seen (``cache.get_seq_length()`` tells how many it has).
+    - each token is ``logits_processor.sample(logits_processor(logits))``.
+    - ``pad_token_id`` may fill a preallocated buffer ``[1, len(inputs) + max_gen_len]``.
+    - ``debug=True`` prints each token id as it comes.
+
+    Hint: ``torch.isin(token, torch.tensor(eos_list))`` tests for an end token.
     """
+    # BEGIN SOLUTION
     device = model.device
     stop_ids = torch.tensor(as_list(eos_tokens_id), device=device)
     total_len = len(inputs) + max_gen_len
@@ -44,6 +65,9 @@ def autoregressive_generate(
     if debug:
         print()
     return ids[0, len(inputs) : end].tolist()
+    # LESSON
+    # raise NotImplementedError
+    # END SOLUTION
 
 
 def as_list(eos_tokens_id: int | list[int]) -> list[int]:

@@ -20,14 +20,34 @@ by never moving anything:
 
 Each row's output has exactly the law of sampling from the target alone given its own
 prompt: rows share forwards, never random numbers or distributions.
+
+Exercises, in order: ``batched_speculative_sampling`` (``grader check batched_verify``),
+then ``Lane.feed``, ``Lane.reject`` and ``batched_speculative_generate`` (``grader check
+batched_generate``). ``left_padded`` and ``draft`` are provided complete below the stubs.
 """
 import torch
 from transformers import DynamicCache
 
+# BEGIN SOLUTION
 from solutions.autoregressive import as_list
 from solutions.residual import max_fn
 from solutions.sampling import GreedyProcessor, LogitsProcessor
 from solutions.verification import sample
+# LESSON
+# from lessons.autoregressive import as_list  # noqa: F401  (an int or a list of end tokens)
+# from lessons.residual import max_fn  # noqa: F401  (the residual after a rejection)
+# from lessons.verification import sample  # noqa: F401  (one token per row, no host sync)
+# from solutions.sampling import GreedyProcessor, LogitsProcessor  # the course's (below)
+#
+# # Earlier steps this lesson calls, and the exercise that grades each:
+# #   max_fn (lesson 1: `grader check max_fn`)
+# # Not passed yet? Meanwhile take the reference's, in place of the import above:
+# #   from solutions.residual import max_fn
+# # `grader check` and `grader grade` both accept it: each exercise is graded on its own
+# # functions, and the reference is refused only for the exercise being graded.
+# # The default processor, GreedyProcessor, is the course's, so the loop runs before lesson 0
+# # is done; pass your own processors in (logits_processor=...) to use them.
+# END SOLUTION
 
 
 def batched_speculative_sampling(target_dists: torch.Tensor, proposal_dists: torch.Tensor,
@@ -40,7 +60,13 @@ def batched_speculative_sampling(target_dists: torch.Tensor, proposal_dists: tor
     row's first rejection (``k`` if none) and ``tokens[b]`` comes from that row's residual
     ``max_fn(p_i − q_i)`` there, or from ``p_k`` (the bonus). Both are LongTensors on the
     inputs' device; no Python loop over rows or drafts, no host sync.
+
+    Hint: lesson 2's verifier with one more leading dim. ``gather`` the drafts' p and q
+    (``[B, k]``), one uniform per (row, draft), the first rejection per row by ``argmax``
+    over ``[rejected | True]`` (a uint8 tensor), then each row's candidate distribution
+    (residual rows ``[B, k, V]`` and the bonus row) picked with ``gather`` along dim 1.
     """
+    # BEGIN SOLUTION
     batch, k = candidate_tokens.shape
     drafts = candidate_tokens.unsqueeze(-1)
     p = target_dists[:, :k].gather(-1, drafts).squeeze(-1)  # [B, k]
@@ -53,6 +79,9 @@ def batched_speculative_sampling(target_dists: torch.Tensor, proposal_dists: tor
     candidates = torch.cat([max_fn(target_dists[:, :k] - proposal_dists), target_dists[:, k:]], dim=1)
     rows = candidates.gather(1, rejected_idx.view(batch, 1, 1).expand(-1, 1, candidates.shape[-1]))
     return rejected_idx, sample(rows.squeeze(1), generator)
+    # LESSON
+    # raise NotImplementedError
+    # END SOLUTION
 
 
 class Lane:
@@ -71,7 +100,16 @@ class Lane:
 
     def feed(self, tokens: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
         """Append columns ``tokens`` ``[B, w]`` (``valid`` ``[B, w]``: 1 real, 0 hole) and
-        return the model's logits for them, ``[B, w, V]``."""
+        return the model's logits for them, ``[B, w, V]``.
+
+        Steps: append ``tokens`` to ``self.ids`` and ``valid`` to ``self.mask``; a column's
+        position is the number of real tokens before it in its row, ``cumsum(mask) − 1``
+        (clamped at 0 for the padding); call the model with ``attention_mask=self.mask``
+        (every column, cached or not), ``position_ids`` and input ids of the columns it has
+        not seen (only the new ones with a cache, all of them without), ``cache=self.cache``
+        and ``use_cache=self.cache is not None``; return the logits of the new columns.
+        """
+        # BEGIN SOLUTION
         width = tokens.shape[1]
         self.ids = torch.cat([self.ids, tokens], dim=1)
         self.mask = torch.cat([self.mask, valid], dim=1)
@@ -81,11 +119,20 @@ class Lane:
         out = self.model(self.ids[:, fed], attention_mask=self.mask, position_ids=positions[:, fed],
                          cache=self.cache, use_cache=self.cache is not None)
         return out.logits[:, -width:]
+        # LESSON
+        # raise NotImplementedError
+        # END SOLUTION
 
     def reject(self, drafts: int, kept: torch.Tensor, most_kept: int) -> None:
         """Of the last ``drafts`` columns, row ``b`` keeps its first ``kept[b]``; the rest
         become holes. ``most_kept`` (``max(kept)`` over rows still running, a host int)
-        says how many trailing columns are holes in every row: those are cropped."""
+        says how many trailing columns are holes in every row: those are cropped.
+
+        Steps (nothing to do when ``drafts == 0``): multiply the last ``drafts`` columns of
+        ``self.mask`` by ``arange(drafts) < kept[:, None]``; then drop the last
+        ``drafts − most_kept`` columns of ``ids`` and ``mask``, and ``cache.crop(-that)``.
+        """
+        # BEGIN SOLUTION
         if drafts == 0:
             return
         keep = torch.arange(drafts, device=kept.device) < kept.unsqueeze(1)  # [B, drafts]
@@ -95,6 +142,9 @@ class Lane:
             self.ids, self.mask = self.ids[:, :-cut], self.mask[:, :-cut]
             if self.cache is not None:
                 self.cache.crop(-cut)  # a negative count removes from the end
+        # LESSON
+        # raise NotImplementedError
+        # END SOLUTION
 
 
 def left_padded(rows: list[list[int]], running: list[bool], pad_token_id: int, device):
@@ -135,7 +185,32 @@ def batched_speculative_generate(
     row with less room counts only the drafts that fit (``min(k, room − 1)``) and keeps
     only the tokens that fit, which are a prefix of a valid round's output, so its law is
     unchanged. ``pad_token_id`` fills left padding and holes; it never reaches the output.
+
+    Steps. Keep per row, as Python lists: the output, drafted and accepted counts, whether
+    it is still running, and what each model has not been fed yet (``target_pending``,
+    ``drafter_pending``, both the prompt at first). One ``Lane`` per model.
+
+    1. Prefill: ``target_lane.feed(*left_padded(target_pending, running, …))``; sample
+       each row's first token from the last column's logits (``.tolist()``: one sync).
+       It becomes the target's pending token and is appended to the drafter's pending.
+    2. A round: ``room[b] = max_gen_len − len(output)``, ``k`` as above, ``live`` the
+       running flags as a ``[B, 1]`` LongTensor. ``draft(drafter_lane, drafter_pending,
+       …)`` gives drafts ``[B, k]`` and q rows; the target is fed its pending tokens (left
+       padded) followed by the drafts (valid where the row is live) in ONE forward; p is
+       the processed logits of the last ``k + 1`` columns; q is the stacked rows (``p[:,
+       :0]`` when ``k == 0``). ``batched_speculative_sampling(p, q, drafts)``.
+    3. One ``.tolist()`` of ``[rejected_idx, token, drafts]`` per row. ``reject`` on the
+       target lane (the ``k`` draft columns, ``most_kept`` = the largest rejected_idx over
+       the running rows) and on the drafter lane (``max(k − 1, 0)`` columns: the drafter
+       never fed its last draft, and at ``k = 0`` nothing; its ``most_kept`` clamped to
+       that count, since a row that accepted all k kept only k − 1 of the drafter's).
+    4. Per running row: emitted = accepted drafts + the token, cut to ``room`` and after
+       the first end token; update the counts (``min(k, room − 1)`` drafted,
+       ``min(n, room − 1)`` accepted) and the running flag. The target's pending is the
+       token; the drafter's is the token, preceded by the last draft when all ``k`` were
+       accepted (and by its old pending when ``k == 0``: it was not fed this round).
     """
+    # BEGIN SOLUTION
     if not prompts or not all(isinstance(p, list) and p for p in prompts):
         raise ValueError("prompts must be a non-empty list of non-empty lists of token ids")
     batch, device = len(prompts), target.device
@@ -187,6 +262,9 @@ def batched_speculative_generate(
             unfed = row_drafts[-1:] if n == k else []
             drafter_pending[b] = (drafter_pending[b] if k == 0 else unfed) + [token]
     return outputs, [a / d if d else 0.0 for a, d in zip(accepted, drafted)]
+    # LESSON
+    # raise NotImplementedError
+    # END SOLUTION
 
 
 def draft(lane: Lane, pending: list[list[int]], running: list[bool], k: int, processor,

@@ -42,6 +42,13 @@ sampling only.
 
 The output law is the one of ``solutions.speculative.speculative_generate``; greedy output
 equals greedy target-only decoding token for token.
+
+Exercise ``static_cache``: write ``fast_speculative_generate`` (with its two steps
+``draft`` and ``roll_back``) and ``fast_autoregressive_generate``, then run
+``grader check static_cache``. ``StaticModel`` (a model, its cache and its compiled steps),
+the cache sizing and the compiling are provided complete below the stubs: read them, the
+loop is built on them. Try ``compile=False`` first: the same code runs eagerly, and every
+error message is a plain Python one.
 """
 import warnings
 import weakref
@@ -49,10 +56,28 @@ import weakref
 import torch
 from transformers import StaticCache
 
+# BEGIN SOLUTION
 from solutions.autoregressive import as_list
 from solutions.sampling import GreedyProcessor, LogitsProcessor
 from solutions.speculative import settle
 from solutions.verification import speculative_sampling
+# LESSON
+# from lessons.autoregressive import as_list  # noqa: F401  (an int or a list of end tokens)
+# from lessons.speculative import settle  # noqa: F401  (your lesson-3 step: n and the first end token)
+# from lessons.verification import speculative_sampling  # your lesson-2 verifier, run by verify_step
+# from solutions.sampling import GreedyProcessor, LogitsProcessor  # the course's (below)
+#
+# # Earlier steps this lesson calls, and the exercise that grades each:
+# #   speculative_sampling (lesson 2: `grader check speculative_sampling`)
+# #   settle (lesson 3's step: `grader check speculative_generate`)
+# # Not passed yet? Meanwhile take the reference's, in place of the import above:
+# #   from solutions.verification import speculative_sampling
+# #   from solutions.speculative import settle
+# # `grader check` and `grader grade` both accept it: each exercise is graded on its own
+# # functions, and the reference is refused only for the exercise being graded.
+# # The default processor, GreedyProcessor, is the course's, so the loop runs before lesson 0
+# # is done; pass your own processors in (logits_processor=...) to use them.
+# END SOLUTION
 
 CACHE_BLOCK = 256  # cache lengths are multiples of this: one compiled graph serves every prompt length
 HOST_READ_EVERY = 8  # the baseline reads its end-token tests on the host once per this many tokens
@@ -93,7 +118,31 @@ def fast_speculative_generate(
 
     ``compile=True`` runs the steps through ``torch.compile`` (a warning and eager steps
     where this platform cannot compile); ``compile=False`` runs the same code eagerly.
+
+    Hints, in order:
+
+    - ``ids = sequence_buffer(inputs, L + gamma, device)``, ``stop_ids`` as a tensor; one
+      ``StaticModel`` per role: ``static_model(target, "target", L + gamma, compile)`` and
+      ``static_model(drafter, "drafter", L + gamma, compile)``.
+    - The prefill: ``target_model.prefill(ids, len(inputs), logits_processor, stop_ids)``
+      samples the first new token: ``(probs [1, V], token [1], stop [1])``; write the token
+      into ``ids`` (``ids[:, len(inputs)] = token``); return if it is an end token (or if
+      ``max_gen_len == 1``); then ``draft_model.prefill(...)`` the same way. Every later
+      ``step`` of that model applies the processor and draws inside the compiled step.
+    - A round: ``k = min(gamma, L - end - 1)``; ``q = draft(...)`` ``[gamma, V]``;
+      ``rejected_idx, token = target_model.verify(ids, end, q)`` (the target's forward, its
+      processor and your ``speculative_sampling``, in one step); write the token at
+      ``end + rejected_idx`` with ``ids.index_copy_`` (a tensor index: no host sync); then
+      ``n, first_stop = settle(ids[0, end:end + k + 1], rejected_idx.clamp(max=k), stop_ids)``:
+      only the first ``k`` drafts count.
+    - Why drafting ``gamma`` but counting ``k`` keeps the law: the verifier decides the
+      drafts in order, so its first ``k`` decisions do not depend on what follows; and the
+      token at position ``k`` (draft ``k`` accepted, or resampled from the residual) follows
+      ``p_k``, exactly as the bonus of a ``k``-draft round would. Write it as a comment.
+    - Stop after an end token or when ``L`` tokens are there; otherwise ``roll_back`` and
+      ``end += n + 1``.
     """
+    # BEGIN SOLUTION
     if max_gen_len <= 0:
         return [], 0.0
     device = target.device
@@ -130,6 +179,9 @@ def fast_speculative_generate(
         roll_back(draft_model, target_model, ids, end, gamma, n)
         end += n + 1
     return ids[0, prompt_len:end].tolist(), accepted / drafted if drafted else 0.0
+    # LESSON
+    # raise NotImplementedError
+    # END SOLUTION
 
 
 @torch.inference_mode()
@@ -150,7 +202,16 @@ def fast_autoregressive_generate(
     ``[1, 1] -> token [1], stop [1]`` per token (sampling and end test inside it). The host
     reads ``stops`` once every ``HOST_READ_EVERY`` tokens and once at the end: the tokens
     decoded past the first end token, fewer than ``HOST_READ_EVERY``, are dropped.
+
+    Hint: ``runner = static_model(model, "target", L, compile)``; the first token comes
+    from ``runner.prefill(ids, len(inputs), logits_processor, stop_ids)``, every later one
+    from ``runner.step(ids, end - 1, 1)`` (the cache then holds ``ids[:, :end-1]``), each as
+    ``(probs [1, V], token [1], stop [1])``. Write tokens and stops into the two buffers
+    (``ids[:, end] = token``, no host sync); test ``stops`` on the host only when
+    ``HOST_READ_EVERY`` tokens have been added since the last test; at the end read both
+    buffers at once and cut after the first end token.
     """
+    # BEGIN SOLUTION
     if max_gen_len <= 0:
         return []
     device = model.device
@@ -168,6 +229,9 @@ def fast_autoregressive_generate(
         end += 1
     tokens, ends = torch.stack([ids[0, prompt_len:end], stops[0, prompt_len:end].long()]).tolist()
     return tokens[: ends.index(1) + 1] if 1 in ends else tokens
+    # LESSON
+    # raise NotImplementedError
+    # END SOLUTION
 
 
 def draft(draft_model: "StaticModel", ids: torch.Tensor, end: int, gamma: int) -> torch.Tensor:
@@ -177,30 +241,44 @@ def draft(draft_model: "StaticModel", ids: torch.Tensor, end: int, gamma: int) -
     and samples the token at ``end + i`` on the device, inside the step, with the processor
     the drafter's ``prefill`` was given. Afterwards it has seen
     ``ids[:, :end-1+gamma]``: every draft but the last.
+
+    Hint: ``q, token, _ = draft_model.step(ids, start, 1)`` gives q ``[1, V]`` and its draw
+    ``[1]``; write it with ``ids[:, end + i] = token`` (a device copy, no sync).
     """
+    # BEGIN SOLUTION
     rows = []
     for i in range(gamma):
         q, token, _ = draft_model.step(ids, end - 1 + i, 1)  # q [1, V] and its draw [1], in the step
         ids[:, end + i] = token  # a device-side copy, no host sync
         rows.append(q)
     return torch.cat(rows)
+    # LESSON
+    # raise NotImplementedError
+    # END SOLUTION
 
 
 def roll_back(draft_model: "StaticModel", target_model: "StaticModel", ids: torch.Tensor, end: int,
               gamma: int, n: int) -> None:
-    """After a round that kept ``n`` drafts, leave both caches holding ``ids[:, :end+n]``.
+    """After a round that kept ``n`` drafts, leave both caches holding ``ids[:, :end+n]``
+    (the new ``end - 1`` tokens: the round's last token is fed next round).
 
-    The target verified ``ids[end-1:end+gamma]``, so its counter is at ``end + gamma``:
-    move it back by ``gamma - n``. The drafter fed ``ids[end-1:end-1+gamma]``, its counter
-    is at ``end - 1 + gamma``: move it back by ``gamma - 1 - n``; when every draft was
-    accepted (``n == gamma``) it lags by one instead, the last draft, which one more
-    ``[1, 1]`` step feeds. No host sync: ``crop`` subtracts on the device.
+    Where the counters are now: the target verified ``ids[end-1:end+gamma]``; the drafter
+    fed ``ids[end-1:end-1+gamma]``, one ``[1, 1]`` step per draft, so it never saw its last
+    draft. Move each counter back to ``end + n`` with ``cache.crop(-m)`` (``m >= 0``; ``crop``
+    refuses a positive number). One case moves forward instead: when
+    every draft was accepted (``n == gamma``) the drafter lags one token behind; feed it
+    that token with one more ``draft_model.step`` (still ``[1, 1]``: nothing recompiles).
+    No host sync: ``crop`` subtracts on the device, and ``n`` is already a Python int.
     """
+    # BEGIN SOLUTION
     target_model.cache.crop(-(gamma - n))  # crop(0) is allowed; a positive count is not
     if n == gamma:
         draft_model.step(ids, end + gamma - 1, 1)
     else:
         draft_model.cache.crop(-(gamma - 1 - n))
+    # LESSON
+    # raise NotImplementedError
+    # END SOLUTION
 
 
 def sequence_buffer(inputs: list[int], length: int, device) -> torch.Tensor:

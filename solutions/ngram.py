@@ -1,148 +1,185 @@
-"""Lesson 5 — drafter-free speculation: the drafts come from n-grams of the text so far.
+"""Lesson 5 — drafter-free speculation: draft with n-grams of the text instead of a model.
 
-Text repeats itself, code above all: an identifier, a call, a line pattern. An
-``NGramStorage`` counts which token followed each context of the text; a round drafts
-the tokens it predicts, one after the other, and the target verifies them in one forward
-exactly as in lesson 3. No drafter model runs at all.
+Exercise ``ngram``: write ``NGramStorage`` and ``ngram_assisted_speculative_generate``,
+then run ``grader check ngram``. The grader tests your storage alone, and your loop
+with the course's storage (so one can be finished before the other).
 
-A deterministic draft is a point mass: the "drafter" proposes ``d`` with probability 1,
-so ``q = one_hot(d)``. Lesson 1's rule with this q accepts ``d`` with probability
-``min(1, p(d) / 1) = p(d)`` and, on a rejection, samples from
-``max_fn(p − one_hot(d))``: p with ``d`` removed and renormalised. The output then has
-exactly the target's law, under sampling as well as greedy (where it accepts ``d`` iff
-``d`` is the argmax), whatever the storage predicts, as long as the drafts depend only
-on what was known before the round.
-
-"Sample ``x`` from p and keep the draft iff ``x == d``" is the same acceptance
-test; keeping that very ``x`` after a mismatch is also exact (it is a draw of p
-conditioned on ``x != d``, the residual). Drawing a *fresh* ``x'`` from p after a
-mismatch is not: ``x'`` can be ``d`` again, so ``d`` comes out with probability
-``p(d) + (1 − p(d))·p(d)`` instead of ``p(d)``.
+Smaller steps, stubbed below with their contracts and not graded on their own:
+``PromptLookup`` (a storage that learns the prompt and ignores every update: prompt
+lookup, transformers' ``prompt_lookup_num_tokens``; notebook 05 compares it), ``propose``
+(a round's drafts) and ``rate`` (the acceptance rate). The loop can also reuse your
+lesson-3 steps ``forward``, ``roll_back`` and ``show_round``.
 """
 import torch
-from transformers import DynamicCache
+from transformers import DynamicCache  # noqa: F401  (use_cache=True: one cache for the target)
 
+# BEGIN SOLUTION
 from solutions.autoregressive import as_list
 from solutions.sampling import GreedyProcessor, LogitsProcessor
 from solutions.speculative import forward, roll_back, show_round
 from solutions.verification import speculative_sampling
+# LESSON
+# from lessons.autoregressive import as_list  # noqa: F401  (an int or a list of end tokens)
+# from lessons.speculative import forward, roll_back, show_round  # noqa: F401  (your lesson-3 steps)
+# from lessons.verification import speculative_sampling  # noqa: F401  (your lesson-2 verifier)
+# from solutions.sampling import GreedyProcessor, LogitsProcessor  # the course's (below)
+#
+# # Earlier steps this lesson calls, and the exercise that grades each:
+# #   speculative_sampling (lesson 2: `grader check speculative_sampling`)
+# #   forward, roll_back, show_round (lesson 3's steps: `grader check speculative_generate`)
+# # Not passed yet? Meanwhile take the reference's, in place of the import above:
+# #   from solutions.verification import speculative_sampling
+# #   from solutions.speculative import forward, roll_back, show_round
+# # `grader check` and `grader grade` both accept it: each exercise is graded on its own
+# # functions, and the reference is refused only for the exercise being graded.
+# # The default processor, GreedyProcessor, is the course's, so the loop runs before lesson 0
+# # is done; pass your own processors in (logits_processor=...) to use them.
+# END SOLUTION
 
 
 class NGramStorage:
-    """Which token followed each context of 1 to ``n − 1`` tokens, with counts.
+    """Counts of which token followed each context of 1 to ``n − 1`` tokens.
 
-    ``next_token`` backs off from the longest context to shorter ones: a context of
-    ``n − 1`` tokens says most about what comes next, a single token least, so the
-    longest one the storage has seen decides. Token ids are ints in ``[0, vocab_size)``.
+    The contract (the grader checks each point):
+
+    - ``NGramStorage(n, vocab_size)``, ``n >= 2``; token ids are ints in ``[0, vocab_size)``.
+    - ``initialize(ids)``: forget everything, then count every n-gram of ``ids`` (the
+      prompt): token ``ids[i]`` after each suffix of ``ids[:i]`` of 1 to ``n − 1`` tokens.
+    - ``update(context, tokens)``: count each of ``tokens`` (a list) once after each
+      suffix of ``context`` of 1 to ``n − 1`` tokens. ``context`` may be longer.
+    - ``next_token(context) -> int | None``: take the longest suffix of ``context`` (at most
+      ``n − 1`` tokens) that was ever counted, and return its most frequent continuation
+      (on equal counts, the continuation counted first). ``None`` when no suffix was ever
+      counted, not even the last token alone, or when ``context`` is empty.
+
+    Hints: one dict from context tuples (of any length) to ``{token: count}`` holds every
+    level; Python dicts keep insertion order, and ``max(d, key=d.get)`` returns the first
+    of the largest values.
     """
 
     def __init__(self, n: int, vocab_size: int):
+        # BEGIN SOLUTION
         if n < 2:
             raise ValueError(f"an n-gram storage needs n >= 2 (a context and a token), got {n}")
         self.n, self.vocab_size = n, vocab_size
         # (context of 1 to n − 1 ids) -> {token: count}, tokens in the order first seen
         self.counts: dict[tuple[int, ...], dict[int, int]] = {}
+        # LESSON
+        # raise NotImplementedError
+        # END SOLUTION
 
     def initialize(self, ids: list[int]) -> None:
-        """Forget everything, then learn every n-gram of ``ids`` (the prompt)."""
+        # BEGIN SOLUTION
         self.counts = {}
         for i in range(1, len(ids)):
             self.update(ids[max(0, i - self.n + 1) : i], [ids[i]])
+        # LESSON
+        # raise NotImplementedError
+        # END SOLUTION
 
     def update(self, context: list[int], tokens: list[int]) -> None:
-        """Count each of ``tokens`` once as a continuation of every suffix of ``context``
-        of 1 to ``n − 1`` tokens (all of them: back-off needs the short ones too)."""
+        # BEGIN SOLUTION
+        # every suffix, the single token included: next_token backs off to the short ones
         for length in range(1, min(self.n - 1, len(context)) + 1):
             seen = self.counts.setdefault(tuple(int(t) for t in context[-length:]), {})
             for token in tokens:
                 seen[int(token)] = seen.get(int(token), 0) + 1
+        # LESSON
+        # raise NotImplementedError
+        # END SOLUTION
 
     def next_token(self, context: list[int]) -> int | None:
-        """The most frequent continuation of the longest suffix of ``context`` (at most
-        ``n − 1`` tokens) that the storage has seen; ties go to the continuation seen
-        first. ``None`` when no suffix, not even the last token alone, was ever seen."""
+        # BEGIN SOLUTION
+        # the longest suffix seen decides: it says most about what comes next
         for length in range(min(self.n - 1, len(context)), 0, -1):
             seen = self.counts.get(tuple(int(t) for t in context[-length:]))
             if seen:
                 return max(seen, key=seen.get)  # max keeps the first of equal counts
         return None
+        # LESSON
+        # raise NotImplementedError
+        # END SOLUTION
 
 
 class PromptLookup:
-    """Prompt lookup (``prompt_lookup_num_tokens`` in transformers' ``generate``) as a
-    storage: it learns the prompt when the loop initialises it and ignores every update,
-    so the drafts only ever copy continuations found in the prompt.
-
-    It wraps any storage (``PromptLookup(NGramStorage(3, V))``). transformers' version
-    also searches the text generated so far and copies the latest match, where this
-    one copies the most frequent continuation; both are exact under verification.
-    """
+    """A storage that wraps another (``PromptLookup(NGramStorage(3, V))``): ``initialize``
+    and ``next_token`` pass through to it, ``update`` does nothing, so the drafts only
+    ever copy continuations found in the prompt."""
 
     def __init__(self, storage):
+        # BEGIN SOLUTION
         self.storage = storage
+        # LESSON
+        # raise NotImplementedError
+        # END SOLUTION
 
     def initialize(self, ids: list[int]) -> None:
+        # BEGIN SOLUTION
         self.storage.initialize(ids)
+        # LESSON
+        # raise NotImplementedError
+        # END SOLUTION
 
     def update(self, context: list[int], tokens: list[int]) -> None:
-        """Nothing: the prompt is all this storage ever learns."""
+        # BEGIN SOLUTION
+        pass  # the prompt is all this storage ever learns
+        # LESSON
+        # raise NotImplementedError
+        # END SOLUTION
 
     def next_token(self, context: list[int]) -> int | None:
+        # BEGIN SOLUTION
         return self.storage.next_token(context)
+        # LESSON
+        # raise NotImplementedError
+        # END SOLUTION
 
 
 @torch.inference_mode()  # no autograd bookkeeping at all: a few percent faster than no_grad
-def ngram_assisted_speculative_generate(
-    inputs: list[int],
-    ngramstorage: NGramStorage,
-    target,
-    tokenizer=None,
-    gamma: int = 5,
-    filler_top_k: int = 3,
-    logits_processor: LogitsProcessor = GreedyProcessor(),
-    max_gen_len: int = 40,
-    eos_tokens_id: int | list[int] = 1,
-    pad_token_id: int = 0,
-    use_cache: bool = False,
-    first_target: bool = True,
-    stop_if_unknown: bool = False,
-    debug: bool = False,
-) -> tuple[list[int], float]:
-    """Generate up to ``max_gen_len`` tokens after ``inputs`` (non-empty), drafting with
-    ``ngramstorage`` instead of a drafter model.
+def ngram_assisted_speculative_generate(inputs: list[int], ngramstorage: NGramStorage, target,
+                                        tokenizer=None, gamma: int = 5, filler_top_k: int = 3,
+                                        logits_processor: LogitsProcessor = GreedyProcessor(),
+                                        max_gen_len: int = 40, eos_tokens_id: int | list[int] = 1,
+                                        pad_token_id: int = 0, use_cache: bool = False,
+                                        first_target: bool = True, stop_if_unknown: bool = False,
+                                        debug: bool = False) -> tuple[list[int], float]:
+    """Speculative decoding where ``ngramstorage`` drafts instead of a drafter model.
 
-    Returns ``(ids, acceptance_rate)`` as ``speculative_generate`` does: the generated ids
-    (prompt excluded, up to and including the earliest end token) and accepted drafts /
-    drafted tokens (0.0 when nothing was drafted).
+    Returns ``(ids, acceptance_rate)`` like ``speculative_generate``: the generated ids
+    (prompt excluded, Python ints, up to and including the earliest end token, at most
+    ``max_gen_len``) and accepted drafts / drafted tokens (0.0 when nothing was drafted).
 
-    - The storage is initialised from the prompt, then every token the text gains is
-      counted as the continuation of the text before it.
-    - ``filler_top_k``: at every position the target scored and the text kept, the
-      storage also counts the target's ``filler_top_k`` highest logits there (0: none),
-      before the token itself: repeated contexts learn the target's own preferences.
-    - A round drafts ``k = min(gamma, tokens left − 1)`` tokens, each
-      ``ngramstorage.next_token(text + drafts so far)``. Where it knows nothing the draft
-      is the *filler*: the target's most likely token (highest logit) at the last
-      position it scored and the text kept, i.e. at the text's last token when that token
-      came from the target. With ``stop_if_unknown``, or before the target scored
-      anything (``first_target=False``), drafting stops there instead (k may be 0).
-    - One target forward over the text and the k drafts gives the logits ``[k + 1, V]``;
-      ``p = logits_processor(logits)`` and the drafts, as point masses
-      ``q = one_hot(drafts)`` ``[k, V]``, go through ``speculative_sampling``: draft i is
-      accepted with probability ``p_i(d_i)``, a rejection is replaced by a draw from
-      ``max_fn(p_i − one_hot(d_i))``, the bonus comes from ``p_k``.
-    - ``first_target``: the first round drafts nothing, so the target alone samples the
-      first token (and gives the first filler).
-    - ``use_cache``: the target keeps a ``DynamicCache``, cropped after each round to the
-      text but its last token, which is fed next round with the new drafts.
-    - ``pad_token_id`` fills the buffer ``[1, len(inputs) + max_gen_len]``; ``debug``
-      prints each round as ``speculative_generate`` does.
+    The contract, point by point:
 
-    Every draft is a function of the text and of the target's logits at positions already
-    verified, never of the round's own random draws: that keeps q a point mass and the
-    output law the target's. One host sync per round brings the accepted count, the
-    round's token and the top-k ids back, since the storage lives on the host.
+    - Keep the text on the host (a list of ints): ``ngramstorage.initialize(inputs)``
+      first; every token the text gains is then counted with
+      ``ngramstorage.update(text before it, [token])``.
+    - ``filler_top_k``: at each position the target scored and the text kept, first
+      count the target's ``filler_top_k`` highest-logit tokens there
+      (``ngramstorage.update(text before it, top_ids)``), then the token itself.
+    - A round drafts up to ``k = min(gamma, tokens left − 1)`` tokens: draft i is
+      ``ngramstorage.next_token(text + drafts[:i])``. Where that is ``None`` the draft is
+      the *filler*, the token of highest target logit at the last position the target
+      scored and the text kept; with ``stop_if_unknown``, or when the target has scored
+      nothing yet, the round stops drafting there instead (it may draft nothing).
+    - ``first_target=True``: the first round drafts nothing, so the target alone samples
+      the first token from the prompt.
+    - ONE target forward over the text and the k drafts; its last ``k + 1`` logits rows,
+      processed, are p ``[k + 1, V]``. The drafts are point masses,
+      ``q = one_hot(drafts, V)`` ``[k, V]``: ``speculative_sampling(p, q, drafts)`` accepts
+      draft i with probability ``p_i(d_i)`` and replaces a rejection with a draw from
+      ``max_fn(p_i − q_i)``, p without the draft. Keep ``drafts[:n]`` and the token.
+    - ``use_cache=True``: one ``DynamicCache`` for the target; feed only what it lacks and
+      crop it after each round to the text's length minus one.
+    - ``debug=True``: print each round (your ``show_round`` from lesson 3 does it).
+
+    Never replace a rejected draft with a fresh draw from p: that draw can be the draft
+    again, which makes it too likely. The notebook computes by how much.
+
+    Hints: ``torch.nn.functional.one_hot(drafts, V).to(p.dtype)``; ``logits.topk(m).indices``;
+    bring n, the token and the top-k ids to the host in one ``.tolist()`` per round.
     """
+    # BEGIN SOLUTION
     device = target.device
     prompt_len, total_len = len(inputs), len(inputs) + max_gen_len
     ids = torch.full((1, total_len), pad_token_id, dtype=torch.long, device=device)
@@ -182,11 +219,15 @@ def ngram_assisted_speculative_generate(
         end += n + 1
         roll_back(cache, end - 1)
     return text[prompt_len:], rate(accepted, drafted)
+    # LESSON
+    # raise NotImplementedError
+    # END SOLUTION
 
 
 def propose(storage, text: list[int], k: int, filler: int | None) -> list[int]:
-    """Up to ``k`` drafts, each the storage's prediction after the text and the drafts
-    before it; ``filler`` where it knows nothing, or stop there when ``filler`` is None."""
+    """Up to ``k`` drafts, draft i being ``storage.next_token(text + drafts[:i])``; where
+    that is ``None`` the draft is ``filler``, or drafting stops there when ``filler`` is None."""
+    # BEGIN SOLUTION
     drafts = []
     for _ in range(k):
         token = storage.next_token(text + drafts)
@@ -196,8 +237,15 @@ def propose(storage, text: list[int], k: int, filler: int | None) -> list[int]:
             break
         drafts.append(token)
     return drafts
+    # LESSON
+    # raise NotImplementedError
+    # END SOLUTION
 
 
 def rate(accepted: int, drafted: int) -> float:
-    """Accepted drafts / drafted tokens; 0.0 when nothing was drafted."""
+    """Accepted drafts / drafted tokens as a float; 0.0 when nothing was drafted."""
+    # BEGIN SOLUTION
     return accepted / drafted if drafted else 0.0
+    # LESSON
+    # raise NotImplementedError
+    # END SOLUTION

@@ -4,6 +4,9 @@ Every processor maps logits ``[..., V]`` to probabilities ``[..., V]`` over the 
 dimension (``proc(logits)``) and draws one token id per row (``proc.sample(probs)``).
 Speculative decoding applies the *same* processor to the drafter's and the target's
 logits, so the output law it preserves is the law of the processed target distribution.
+
+Exercise ``processors``: fill in every method that raises NotImplementedError, then run
+``grader check processors``.
 """
 import torch
 
@@ -17,8 +20,8 @@ class LogitsProcessor:
     """Temperature, then ``_filter`` (top-k, top-p, …), then softmax.
 
     Subclasses override ``_filter(logits)``, which returns logits with removed tokens set
-    to ``-inf``. Probabilities are computed in at least float32 (float64 stays float64),
-    so bf16/fp16 models still give well-normalised distributions.
+    to ``-inf``. Compute probabilities in ``probability_dtype(logits.dtype)`` so that
+    bf16/fp16 models still give well-normalised distributions.
     """
 
     is_greedy = False  # True for GreedyProcessor: ask this, never the class (a loop is handed
@@ -30,8 +33,16 @@ class LogitsProcessor:
         self.temperature = temperature
 
     def __call__(self, logits: torch.Tensor) -> torch.Tensor:
+        """logits ``[..., V]`` -> probabilities ``[..., V]``: softmax(_filter(logits / T)).
+
+        Hint: convert with ``logits.to(probability_dtype(logits.dtype))`` first.
+        """
+        # BEGIN SOLUTION
         logits = logits.to(probability_dtype(logits.dtype)) / self.temperature
         return torch.softmax(self._filter(logits), dim=-1)
+        # LESSON
+        # raise NotImplementedError
+        # END SOLUTION
 
     def _filter(self, logits: torch.Tensor) -> torch.Tensor:
         return logits
@@ -39,11 +50,16 @@ class LogitsProcessor:
     def sample(self, probs: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
         """One token id per row: probs ``[..., V]`` -> LongTensor ``[...]``.
 
-        The exponential race: ``argmax(p_i / E_i)`` with ``E_i ~ Exp(1)`` picks ``i`` with
-        probability ``p_i``. It works for any leading dims and never syncs with the host.
+        Hint: ``torch.multinomial`` takes 1-D or 2-D input and keeps a trailing dim; or
+        draw ``E ~ Exp(1)`` per entry (``torch.empty_like(probs).exponential_()``) and take
+        ``argmax(probs / E)``, which picks i with probability ``probs[i]`` for any shape.
         """
+        # BEGIN SOLUTION
         race = torch.empty_like(probs).exponential_(1.0, generator=generator)
         return (probs / race).argmax(dim=-1)
+        # LESSON
+        # raise NotImplementedError
+        # END SOLUTION
 
     def __repr__(self) -> str:
         params = ", ".join(f"{k}={v}" for k, v in vars(self).items())
@@ -60,16 +76,29 @@ class GreedyProcessor(LogitsProcessor):
     is_greedy = True
 
     def __call__(self, logits: torch.Tensor) -> torch.Tensor:
+        """logits ``[..., V]`` -> one-hot ``[..., V]`` (dtype ``probability_dtype``).
+
+        Hint: ``torch.zeros(...).scatter_(-1, logits.argmax(-1, keepdim=True), 1.0)``.
+        """
+        # BEGIN SOLUTION
         best = logits.argmax(dim=-1, keepdim=True)
         probs = torch.zeros(logits.shape, dtype=probability_dtype(logits.dtype), device=logits.device)
         return probs.scatter_(-1, best, 1.0)
+        # LESSON
+        # raise NotImplementedError
+        # END SOLUTION
 
     def sample(self, probs: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
+        """probs ``[..., V]`` -> LongTensor ``[...]``: the argmax of each row."""
+        # BEGIN SOLUTION
         return probs.argmax(dim=-1)
+        # LESSON
+        # raise NotImplementedError
+        # END SOLUTION
 
 
 class MultinomialProcessor(LogitsProcessor):
-    """Plain sampling from ``softmax(logits / temperature)``."""
+    """Plain sampling from ``softmax(logits / temperature)``: nothing to add here."""
 
 
 class TopKProcessor(LogitsProcessor):
@@ -86,12 +115,7 @@ class TopKProcessor(LogitsProcessor):
 
 
 class NucleusProcessor(LogitsProcessor):
-    """Keep the smallest set of most likely tokens whose mass reaches ``top_p``.
-
-    Token ``i`` is kept iff the mass of the tokens strictly more likely than ``i`` is below
-    ``top_p``: the token that crosses the threshold is kept, ties are kept together, and
-    the most likely token is always kept.
-    """
+    """Keep the smallest set of most likely tokens whose mass reaches ``top_p``."""
 
     def __init__(self, temperature: float = 1.0, top_p: float = 0.9):
         super().__init__(temperature)
@@ -116,15 +140,31 @@ class TopKNucleusProcessor(LogitsProcessor):
 
 
 def keep_top_k(logits: torch.Tensor, k: int) -> torch.Tensor:
-    """Logits ``[..., V]`` with every entry below the k-th largest set to ``-inf``."""
+    """Logits ``[..., V]`` with every entry below the k-th largest set to ``-inf``.
+
+    Ties with the k-th largest are kept; ``k >= V`` keeps everything.
+    Hint: ``logits.topk(k, dim=-1).values[..., -1:]`` is the k-th largest of each row.
+    """
+    # BEGIN SOLUTION
     if k >= logits.shape[-1]:
         return logits
     kth = logits.topk(k, dim=-1).values[..., -1:]
     return logits.masked_fill(logits < kth, float("-inf"))
+    # LESSON
+    # raise NotImplementedError
+    # END SOLUTION
 
 
 def keep_top_p(logits: torch.Tensor, top_p: float) -> torch.Tensor:
-    """Logits ``[..., V]`` with the tokens outside the nucleus set to ``-inf``."""
+    """Logits ``[..., V]`` with the tokens outside the nucleus set to ``-inf``.
+
+    Token i is kept iff the probability mass of the tokens *strictly* more likely than i
+    is below ``top_p``: the token that crosses the threshold stays, tied tokens stay or go
+    together, the most likely token always stays, and ``top_p = 1`` keeps everything.
+    Hint: sort the probabilities in descending order; the exclusive cumulative sum
+    ``cumsum - sorted`` is the mass above each position (mind the ties).
+    """
+    # BEGIN SOLUTION
     if top_p >= 1:
         return logits
     probs = torch.softmax(logits, dim=-1)
@@ -136,3 +176,6 @@ def keep_top_p(logits: torch.Tensor, top_p: float) -> torch.Tensor:
     mass_above_sorted = exclusive.gather(-1, first_of_tie)
     mass_above = torch.empty_like(probs).scatter_(-1, order, mass_above_sorted)
     return logits.masked_fill(mass_above >= top_p, float("-inf"))
+    # LESSON
+    # raise NotImplementedError
+    # END SOLUTION

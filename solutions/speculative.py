@@ -1,25 +1,40 @@
 """Lessons 3–4 — speculative decoding: a small drafter proposes, the target verifies.
 
-A round: the drafter samples ``k ≤ gamma`` tokens one by one; the target scores the whole
-block in one forward, which gives ``k + 1`` distributions; ``speculative_sampling`` keeps
-the longest accepted prefix and adds one token of the target's own (the correction after
-a rejection, the bonus when every draft was accepted). A round emits 1 to ``k + 1``
-tokens for one target forward, and the output has exactly the target's law.
+Lesson 3: write ``speculative_generate`` without a cache, then run
+``grader check speculative_generate``. Lesson 4: make ``use_cache=True`` work, then run
+``grader check kv_cache``.
 
-Greedy decoding needs no special case: ``GreedyProcessor`` gives one-hot distributions,
-for which ``speculative_sampling`` accepts a draft iff it is the target's argmax and the
-residual ``max_fn(p − q)`` is the one-hot of that argmax. So the output equals greedy
-target-only decoding token for token (``greedy_match`` would give the same verdicts).
+The loop falls into five small steps, stubbed below the loop with their contracts:
+``forward`` (one model call, the last rows of logits), ``draft`` (the drafter's k
+proposals), ``settle`` (how many tokens the round keeps, read on the host once),
+``roll_back`` (crop a cache) and ``show_round`` (the ``debug`` print). Writing them first
+and building ``speculative_generate`` from them is the suggested path; the grader checks
+``speculative_generate`` alone, so a loop written another way is just as good.
 """
 import os
 import sys
 
 import torch
-from transformers import DynamicCache
+from transformers import DynamicCache  # noqa: F401  (lesson 4: one cache per model)
 
+# BEGIN SOLUTION
 from solutions.autoregressive import as_list
 from solutions.sampling import GreedyProcessor, LogitsProcessor
 from solutions.verification import speculative_sampling
+# LESSON
+# from lessons.autoregressive import as_list  # noqa: F401  (an int or a list of end tokens)
+# from lessons.verification import speculative_sampling  # noqa: F401  (your lesson-2 verifier)
+# from solutions.sampling import GreedyProcessor, LogitsProcessor  # the course's (below)
+#
+# # Earlier steps this lesson calls, and the exercise that grades each:
+# #   speculative_sampling (lesson 2: `grader check speculative_sampling`)
+# # Not passed yet? Meanwhile take the reference's, in place of the import above:
+# #   from solutions.verification import speculative_sampling
+# # `grader check` and `grader grade` both accept it: each exercise is graded on its own
+# # functions, and the reference is refused only for the exercise being graded.
+# # The default processor, GreedyProcessor, is the course's, so the loop runs before lesson 0
+# # is done; pass your own processors in (logits_processor=...) to use them.
+# END SOLUTION
 
 COLOURS = {"accepted": "\033[32m", "rejected": "\033[9;31m", "correction": "\033[33m",
            "bonus": "\033[36m", "end": "\033[0m"}
@@ -34,44 +49,52 @@ def painted(kind: str, text: str) -> str:
 
 
 @torch.inference_mode()  # no autograd bookkeeping at all: a few percent faster than no_grad
-def speculative_generate(
-    inputs: list[int],
-    drafter,
-    target,
-    tokenizer=None,
-    gamma: int = 5,
-    logits_processor: LogitsProcessor = GreedyProcessor(),
-    max_gen_len: int = 40,
-    eos_tokens_id: int | list[int] = 1,
-    pad_token_id: int = 0,
-    use_cache: bool = False,
-    skip_sample_adjustment: bool = False,
-    first_target: bool = True,
-    debug: bool = False,
-) -> tuple[list[int], float]:
+def speculative_generate(inputs: list[int], drafter, target, tokenizer=None, gamma: int = 5,
+                         logits_processor: LogitsProcessor = GreedyProcessor(),
+                         max_gen_len: int = 40, eos_tokens_id: int | list[int] = 1,
+                         pad_token_id: int = 0, use_cache: bool = False,
+                         skip_sample_adjustment: bool = False, first_target: bool = True,
+                         debug: bool = False) -> tuple[list[int], float]:
     """Generate up to ``max_gen_len`` tokens after the prompt ``inputs`` (non-empty).
 
-    Returns ``(ids, acceptance_rate)``: the generated ids (prompt excluded; they stop right
-    after the earliest token of ``eos_tokens_id``, an int or a list) and the fraction of
-    drafted tokens the target accepted (0.0 when nothing was drafted).
+    Returns ``(ids, acceptance_rate)``: the generated ids, prompt excluded, as a list of
+    Python ints; and the accepted drafts divided by the drafted tokens over the whole
+    call, a float (0.0 when nothing was drafted: never divide 0 by 0).
 
-    - ``first_target``: the target itself samples the first token (a prefill forward over
-      the prompt), so the drafter starts from a context the target has seen.
-    - ``gamma``: drafts per round, fewer near the end so that the round's own token still
-      fits: never more than ``max_gen_len`` tokens come out.
-    - ``logits_processor`` turns both models' logits into the distributions q (drafter) and
-      p (target); the output follows the law of p, whatever the drafter.
-    - ``use_cache``: both models keep a ``DynamicCache``; rejected drafts are cropped away,
-      so every forward after the first feeds only tokens the model has not seen.
-    - ``skip_sample_adjustment``: after a rejection, sample from p instead of the residual
-      ``max_fn(p − q)``. Faster to explain, but biased: the output no longer follows p.
-    - ``debug``: print each round, accepted drafts green, rejected red, the target's own
-      token yellow (correction) or cyan (bonus); decoded when a ``tokenizer`` is given.
-    - ``pad_token_id`` fills the sequence buffer ``[1, len(inputs) + max_gen_len]``.
+    The contract, point by point (the grader checks each one):
 
-    Tensors stay on the target's device (the drafter is assumed to share it); a round
-    syncs with the host once, to learn how many tokens it emitted.
+    - ``first_target=True``: one target forward over the prompt samples the first token.
+      With ``False`` the drafter starts straight from the prompt.
+    - A round: the drafter proposes ``k = min(gamma, tokens still allowed − 1)`` tokens,
+      one forward each, each sampled from ``q = logits_processor(logits of the last
+      position)``; keep the k rows of q, shape ``[k, V]``.
+    - Then ONE target forward over the sequence and its k drafts. Its last ``k + 1``
+      positions, processed like q, give p ``[k + 1, V]``: row i scores draft i, row k is
+      for the bonus token.
+    - ``n, token = speculative_sampling(p, q, drafts)``: keep ``drafts[:n]``, then add
+      ``token`` (the correction if ``n < k``, the bonus if ``n == k``). A round emits
+      ``n + 1`` tokens.
+    - ``eos_tokens_id`` (an int or a list): stop right after the earliest end token among
+      the tokens a round emits, and include it. Never return more than ``max_gen_len``.
+    - ``skip_sample_adjustment=True``: after a rejection, sample the token from ``p[n]``
+      instead of the residual. It is biased; the notebook shows by how much.
+    - ``debug=True``: print each round, the accepted drafts and the rejected one in
+      different colours (``painted(kind, text)``), decoded with ``tokenizer`` when one is
+      given.
+    - ``pad_token_id`` may fill a preallocated buffer ``[1, len(inputs) + max_gen_len]``.
+
+    Lesson 4, ``use_cache=True``: give each model a ``DynamicCache()`` created once and
+    call ``model(new_ids, cache=cache, use_cache=True)``, feeding only the tokens that
+    model has not seen (``cache.get_seq_length()`` tells how many it has). After each
+    round both caches may hold rejected drafts: crop them (``cache.crop(-m)`` drops the
+    last m) to the new sequence length minus one, the last token being fed next round.
+
+    Hints: write the token at position ``n`` straight into the buffer with a tensor
+    index (``ids.index_copy_``) and read ``n`` on the host once per round; greedy needs
+    no special case, the greedy processor's one-hot distributions make the verifier
+    accept exactly the drafts that equal the target's argmax.
     """
+    # BEGIN SOLUTION
     device = target.device
     prompt_len, total_len = len(inputs), len(inputs) + max_gen_len
     ids = torch.full((1, total_len), pad_token_id, dtype=torch.long, device=device)
@@ -109,58 +132,80 @@ def speculative_generate(
         if first_stop <= n:
             break
     return ids[0, prompt_len:end].tolist(), accepted / drafted if drafted else 0.0
+    # LESSON
+    # raise NotImplementedError
+    # END SOLUTION
 
 
 def forward(model, ids: torch.Tensor, end: int, cache: DynamicCache | None, rows: int) -> torch.Tensor:
     """The model's logits ``[rows, V]`` for the last ``rows`` positions of ``ids[:, :end]``.
 
-    With a cache only ``ids[:, seen:end]`` goes in, ``seen`` being what the cache holds;
-    row ``j`` is the distribution of the token at ``end - rows + 1 + j``.
+    ids ``[1, L]`` (the sequence buffer, valid up to ``end``). With a cache feed only
+    ``ids[:, seen:end]``, ``seen = cache.get_seq_length()``; without one, all of
+    ``ids[:, :end]``. Row ``j`` is the distribution of the token at ``end - rows + 1 + j``.
     """
+    # BEGIN SOLUTION
     seen = cache.get_seq_length() if cache is not None else 0
     out = model(ids[:, seen:end], cache=cache, use_cache=cache is not None)
     return out.logits[0, -rows:]
+    # LESSON
+    # raise NotImplementedError
+    # END SOLUTION
 
 
 def draft(drafter, ids: torch.Tensor, end: int, k: int, processor, cache) -> list[torch.Tensor]:
-    """Sample ``k`` drafts into ``ids[0, end:end + k]``; returns their distributions q, k × ``[V]``.
-
-    One drafter forward per draft: each draft is part of the next one's context.
-    """
+    """Sample ``k`` drafts into ``ids[0, end:end + k]``, one drafter forward each (a draft
+    is part of the next one's context); return their distributions q, k tensors ``[V]``."""
+    # BEGIN SOLUTION
     rows = []
     for i in range(k):
         q = processor(forward(drafter, ids, end + i, cache, rows=1))[0]
         ids[0, end + i] = processor.sample(q)  # a device-side copy, no host sync
         rows.append(q)
     return rows
+    # LESSON
+    # raise NotImplementedError
+    # END SOLUTION
 
 
 def settle(block: torch.Tensor, rejected_idx: torch.Tensor, stop_ids: torch.Tensor) -> tuple[int, int]:
-    """``(n, first_stop)`` as ints, with the round's one host sync.
+    """``(n, first_stop)`` as Python ints, with the round's one host sync.
 
     block ``[k+1]``: the accepted drafts ``block[:n]``, the target's token ``block[n]``, then
-    rejected drafts. ``first_stop`` is the earliest end token among ``block[:n + 1]``, or
-    ``k + 1`` when there is none.
+    rejected drafts; ``rejected_idx`` is n as a 0-dim tensor. ``first_stop`` is the index
+    of the earliest end token among ``block[:n + 1]``, or ``k + 1`` when there is none.
+    Hint: compute both on the device, then one ``.tolist()``.
     """
+    # BEGIN SOLUTION
     emitted = torch.arange(block.shape[0], device=block.device) <= rejected_idx
     stops = torch.isin(block, stop_ids) & emitted
     # argmax finds the first True; the sentinel makes it k + 1 when there is none
     first_stop = torch.cat([stops, stops.new_ones(1)]).to(torch.uint8).argmax()
     n, first_stop = torch.stack([rejected_idx, first_stop]).tolist()
     return n, first_stop
+    # LESSON
+    # raise NotImplementedError
+    # END SOLUTION
 
 
 def roll_back(cache: DynamicCache | None, length: int) -> None:
-    """Crop the cache to its first ``length`` positions: the rejected drafts go."""
+    """Crop ``cache`` (if any) to its first ``length`` positions: the rejected drafts go.
+    ``cache.crop(-m)`` drops the last m."""
+    # BEGIN SOLUTION
     if cache is not None and cache.get_seq_length() > length:
         cache.crop(length - cache.get_seq_length())  # a negative count removes from the end
+    # LESSON
+    # raise NotImplementedError
+    # END SOLUTION
 
 
 def show_round(drafts: list[int], n: int, token: int, tokenizer=None) -> None:
-    """Print one round: accepted drafts, the first rejected draft, the target's token.
-
-    A round with no drafts (the text's last token) prints as ``[target only]`` and the token.
-    """
+    """Print one round: the accepted drafts ``drafts[:n]``, the first rejected draft (if
+    ``n < len(drafts)``), then the target's token (a correction, or the bonus when every
+    draft was accepted), each in its own colour (``painted``), decoded when ``tokenizer`` is given.
+    A round with no drafts (the text's last token, no room left to draft) prints as
+    ``[target only]`` and the token, not as ``[0/0 accepted]``."""
+    # BEGIN SOLUTION
     def coloured(kind: str, token_id: int) -> str:
         text = tokenizer.decode([token_id]) if tokenizer is not None else f"{token_id} "
         return painted(kind, text)
@@ -173,3 +218,6 @@ def show_round(drafts: list[int], n: int, token: int, tokenizer=None) -> None:
         shown.append(coloured("rejected", drafts[n]))
     shown.append(coloured("correction" if n < len(drafts) else "bonus", token))
     print(f"[{n}/{len(drafts)} accepted] {''.join(shown)}", flush=True)
+    # LESSON
+    # raise NotImplementedError
+    # END SOLUTION

@@ -1,32 +1,62 @@
 """Lesson 9 — token trees: several drafts per position, verified exactly in one target forward.
 
-A chain of drafts dies at its first rejection. A tree keeps ``b`` candidates per position:
-the drafter expands it level by level (``branching[d]`` children per node at depth ``d``,
-the root being the text's last token), the target scores every node in ONE forward with a
-tree attention mask (each node sees the text and its own ancestors, at the position of
-its depth), and a walk from the root accepts at most one child per level.
+A chain of drafts dies at its first rejection. A tree keeps several candidates per
+position: the drafter expands it level by level (``branching[d]`` children per node at
+depth ``d``, the root being the text's last token), the target scores every node in ONE
+forward with a tree attention mask, and a walk from the root accepts at most one child
+per level. SpecInfer, Medusa and EAGLE-2 all work this way.
 
 - **Multi-draft verification** (SpecInfer): the ``m`` children of a node are i.i.d. draws
   of the drafter's ``q``. Try them in order: child ``i`` is accepted with probability
   ``min(1, r_i(x_i) / q(x_i))``, where ``r_0 = p`` and after each rejection
-  ``r_{i+1} = norm(max(0, r_i − q))``; when all are rejected, the token comes from ``r_m``.
+  ``r_{i+1} = max_fn(r_i − q)``; when all are rejected, the token comes from ``r_m``.
   Each step is lesson 2's verifier with target ``r_i``, so the emitted token has law
-  ``p`` exactly, whatever ``m``.
-- **Typical acceptance** (Medusa): accept a candidate whose target probability exceeds a
-  threshold that falls with the target's entropy. Faster, and not the target's law.
+  ``p`` exactly, for any ``m`` (the notebook proves it for m = 2).
+- **Tree attention**: node ``i`` must see the text and its own ancestors, nothing else,
+  at the position ``len(text) − 1 + depth``; then one forward over text + all nodes gives
+  every node the logits a plain forward over its own path would give.
+- **Typical acceptance** (Medusa, provided below): accept a candidate whose target
+  probability clears an entropy-dependent cut. Faster, and not the target's law.
 
-Nodes are laid out in level order: the root's children first, then their children parent
-by parent, each node's children next to each other (``tree_parents``). Row 0 of the
-target's distributions is the root (the text's last token), row ``1 + i`` node ``i``.
+Nodes are laid out in **level order**: the root's children first, then their children
+parent by parent, each node's children next to each other (``tree_parents``, provided).
+Row 0 of the target's distributions is the root (the text's last token), row ``1 + i``
+node ``i``.
+
+Exercises, in order: ``multi_draft_sampling`` (``grader check multi_draft``),
+``tree_layout`` (``grader check tree_attention``), then ``tree_speculative_generate``
+with its two steps ``draft_tree`` and ``walk_tree`` (``grader check tree_generate``).
+``typical_acceptance``, ``tree_parents``, ``tree_forward`` (the forward with a 4D
+attention mask) and ``keep_positions`` (gathering a cache's positions) are provided
+complete below the stubs: read them, the loop is built on them.
 """
 import torch
 from transformers import DynamicCache
 
+# BEGIN SOLUTION
 from solutions.autoregressive import as_list
 from solutions.residual import max_fn
 from solutions.sampling import GreedyProcessor, LogitsProcessor
 from solutions.speculative import settle
 from solutions.verification import sample
+# LESSON
+# from lessons.autoregressive import as_list  # noqa: F401  (an int or a list of end tokens)
+# from lessons.residual import max_fn  # noqa: F401  (the residual after a rejection)
+# from lessons.speculative import settle  # noqa: F401  (your lesson-3 step: n and the first end token)
+# from lessons.verification import sample
+# from solutions.sampling import GreedyProcessor, LogitsProcessor  # the course's (below)
+#
+# # Earlier steps this lesson calls, and the exercise that grades each:
+# #   max_fn (lesson 1: `grader check max_fn`)
+# #   settle (lesson 3's step: `grader check speculative_generate`)
+# # Not passed yet? Meanwhile take the reference's, in place of the import above:
+# #   from solutions.residual import max_fn
+# #   from solutions.speculative import settle
+# # `grader check` and `grader grade` both accept it: each exercise is graded on its own
+# # functions, and the reference is refused only for the exercise being graded.
+# # The default processor, GreedyProcessor, is the course's, so the loop runs before lesson 0
+# # is done; pass your own processors in (logits_processor=...) to use them.
+# END SOLUTION
 
 MEDUSA_THRESHOLD = 0.09  # Medusa's posterior_threshold (epsilon)
 MEDUSA_ALPHA = 0.3  # Medusa's posterior_alpha (delta)
@@ -34,15 +64,25 @@ MEDUSA_ALPHA = 0.3  # Medusa's posterior_alpha (delta)
 
 def multi_draft_sampling(target_dist: torch.Tensor, proposal_dist: torch.Tensor, drafts: torch.Tensor,
                          generator: torch.Generator | None = None):
-    """Verify ``m`` i.i.d. drafts of one position; returns ``(index, token)``, 0-dim tensors.
+    """Verify ``m`` i.i.d. drafts of one position; returns ``(index, token)``, 0-dim LongTensors.
 
-    target_dist ``[V]`` (p), proposal_dist ``[V]`` (q), drafts ``[m]``, each drawn from q.
-    Draft ``i`` is accepted iff ``u_i · q(x_i) < r_i(x_i)``, ``u_i ~ U[0, 1)``, with the
-    residuals ``r_0 = p``, ``r_{i+1} = max_fn(r_i − q)``. ``index`` is the first accepted
-    draft (``token == drafts[index]``), or ``m`` when all are rejected and ``token`` is
-    drawn from ``r_m``. The residuals do not depend on the draws, so all ``m + 1`` are
-    computed up front and no Python branch or host sync depends on a random number.
+    target_dist ``[V]`` (p), proposal_dist ``[V]`` (q), drafts ``[m]``, each drawn from q
+    independently of the others. Try the drafts in their order: draft ``i`` is accepted
+    with probability ``min(1, r_i(x_i) / q(x_i))`` against the residuals ``r_0 = p``,
+    ``r_{i+1} = max_fn(r_i − q)``. ``index`` is the first accepted draft and ``token ==
+    drafts[index]``; ``index == m`` means every draft was rejected, and ``token`` is then
+    drawn from ``r_m``.
+
+    - pass ``generator`` to every random call: the same seed must give the same answer;
+    - never accept a draft with ``p = 0``, never divide by zero, never return NaN;
+    - the residuals do not depend on the random draws: compute all ``m + 1`` of them first
+      (a short Python loop over m is fine), then ``m`` uniforms at once, and find the first
+      acceptance with ``argmax`` over a boolean mask with a ``True`` appended for "none".
+
+    Hint: accept iff ``u_i · q(x_i) < r_i(x_i)`` (no division); stack the candidates
+    ``torch.cat([drafts, sample(r_m).view(1)])`` and pick one with ``index_select``.
     """
+    # BEGIN SOLUTION
     m = drafts.shape[0]
     residuals = [target_dist]
     for _ in range(m):
@@ -56,6 +96,9 @@ def multi_draft_sampling(target_dist: torch.Tensor, proposal_dist: torch.Tensor,
     index = torch.cat([accepted, accepted.new_ones(1)]).to(torch.uint8).argmax()
     candidates = torch.cat([drafts, sample(r[m], generator).view(1)])
     return index, candidates.index_select(0, index.view(1))[0]
+    # LESSON
+    # raise NotImplementedError
+    # END SOLUTION
 
 
 def typical_acceptance(target_dist: torch.Tensor, proposal_dist: torch.Tensor, drafts: torch.Tensor,
@@ -80,11 +123,19 @@ def typical_acceptance(target_dist: torch.Tensor, proposal_dist: torch.Tensor, d
 def tree_layout(parents: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
     """The tree attention mask and the depths of ``N`` nodes in topological order.
 
-    ``parents[i]`` is the index of node ``i``'s parent (``< i``), or ``-1`` for a child of
-    the root (the last token of the text). Returns ``mask [N, N]`` bool, ``mask[i, j]``
-    iff ``j`` is ``i`` or an ancestor of ``i``, and ``depths [N]`` long, 1 for a child of
-    the root: node ``i`` goes at position ``len(text) − 1 + depths[i]``. Both on the CPU.
+    ``parents[i]`` is the index of node ``i``'s parent (always ``< i``), or ``-1`` for a
+    child of the root (the last token of the text). Returns, on the CPU:
+
+    - ``mask [N, N]`` bool: ``mask[i, j]`` iff ``j == i`` or ``j`` is an ancestor of ``i``
+      (siblings, cousins and other branches stay invisible);
+    - ``depths [N]`` long: 1 for a child of the root, its parent's depth + 1 otherwise;
+      node ``i`` goes at position ``len(text) − 1 + depths[i]``.
+
+    Example: ``parents = [-1, -1, 0]`` gives depths ``[1, 1, 2]`` and the mask rows
+    ``[1, 0, 0]``, ``[0, 1, 0]``, ``[1, 0, 1]``. Hint: a parent comes before its child, so
+    row ``i`` is row ``parents[i]`` plus ``i`` itself.
     """
+    # BEGIN SOLUTION
     count = len(parents)
     mask = torch.eye(count, dtype=torch.bool)
     depths = torch.ones(count, dtype=torch.long)
@@ -93,6 +144,9 @@ def tree_layout(parents: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
             mask[i] |= mask[parent]
             depths[i] = depths[parent] + 1
     return mask, depths
+    # LESSON
+    # raise NotImplementedError
+    # END SOLUTION
 
 
 def tree_parents(branching: tuple[int, ...]) -> list[int]:
@@ -124,21 +178,42 @@ def tree_speculative_generate(
 ) -> tuple[list[int], float]:
     """Speculative decoding with a token tree per round; returns ``(ids, mean_accepted)``.
 
-    ``ids``: the generated ids, prompt excluded, stopping right after the earliest token of
-    ``eos_tokens_id``, never more than ``max_gen_len``. ``mean_accepted``: drafts accepted
-    per round (per target forward), so without an end token ``len(ids)`` is
-    ``rounds · (1 + mean_accepted)``.
+    ``ids``: the generated ids (prompt excluded) as a list of Python ints, stopping right
+    after the earliest token of ``eos_tokens_id`` (an int or a list), never more than
+    ``max_gen_len``. ``mean_accepted``: the nodes accepted per round, a float (a round is
+    one target forward), so without an end token ``len(ids) == rounds · (1 + mean_accepted)``.
 
-    A round, ``end`` tokens so far: the tree has depth ``k = min(len(branching), tokens
-    left − 1)`` (the round's own token must fit), its ``N`` nodes written in level order
-    into ``ids[0, end:end + N]``; the drafter expands it level by level (one forward per
-    level); ONE target forward scores the root and every node, ``p [N + 1, V]``; the walk
-    accepts a path of ``n ≤ k`` nodes and emits them and one token of the target's own;
-    one host sync (``settle``) reads ``n`` and the first end token.
+    The contract, point by point (the grader checks each one):
 
-    ``use_cache``: both models keep a ``DynamicCache``; after a round each holds the old
-    text and the accepted path (gathered by ``keep_positions``), never a rejected branch.
+    - A round, ``end`` tokens so far (the prompt included): the tree has depth
+      ``k = min(len(branching), tokens still allowed − 1)`` (the round's own token must
+      fit) and the ``N`` nodes of ``tree_parents(branching[:k])``, in level order. There
+      is no prefill: the first round's root is the prompt's last token.
+    - ``draft_tree`` writes the nodes into the sequence buffer after the text, one drafter
+      forward per level, and returns the drafter's q of every node that has children.
+    - ONE target forward over the text and all nodes (``tree_forward``, with the mask and
+      depths of ``tree_layout``) gives p ``[N + 1, V]``: row 0 the root, row ``1 + i``
+      node ``i``, processed like q.
+    - ``walk_tree`` accepts a path of ``n ≤ k`` nodes; the round emits them and one token
+      of the target's own. Read ``n`` and the first end token on the host once (``settle``).
+    - Under sampling a node's children are i.i.d. draws of its q; under greedy decoding (a
+      processor whose ``is_greedy`` is True) its top distinct tokens (i.i.d. draws of a one-hot q would all
+      be the same token). Greedy needs no other special case: with one-hot p,
+      ``multi_draft_sampling`` accepts exactly the child equal to the target's argmax.
+
+    ``use_cache=True``: one ``DynamicCache`` per model, created once; every forward feeds
+    only the tokens that model's cache lacks (``tree_forward`` does it). After a round,
+    unless generation is over, each cache must hold the old text and then the accepted
+    path only: the path's nodes are scattered among rejected branches (row ``x`` of the
+    tree sits at cache position ``end − 1 + x``), so crop cannot do it; ``keep_positions``
+    gathers them. The drafter never ran its leaves, so its cache holds only the path's
+    first ``min(n, k − 1)`` nodes.
+
+    Hint: allocate ``ids [1, len(inputs) + max_gen_len + N]`` (room for a whole tree past
+    the last slot), and after the walk write the emitted tokens over the nodes at
+    ``ids[0, end:end + k + 1]``.
     """
+    # BEGIN SOLUTION
     device = target.device
     mask, depths = (t.to(device) for t in tree_layout(tree_parents(branching)))
     sizes = [len(tree_parents(branching[:d])) for d in range(len(branching) + 1)]  # nodes in d levels
@@ -170,17 +245,25 @@ def tree_speculative_generate(
         keep_positions(drafter_cache, torch.cat([kept, end - 1 + path[: min(n, k - 1)]]))
         end += n + 1
     return ids[0, prompt_len:end].tolist(), accepted / rounds if rounds else 0.0
+    # LESSON
+    # raise NotImplementedError
+    # END SOLUTION
 
 
 def draft_tree(drafter, ids: torch.Tensor, end: int, branching: tuple[int, ...], mask: torch.Tensor,
                depths: torch.Tensor, processor, cache: DynamicCache | None) -> list[torch.Tensor]:
     """Expand the tree level by level into ``ids[0, end:end + N]``; returns q per level.
 
-    Level ``d``'s ``W_d`` nodes (the root alone at ``d = 0``) go through the drafter in one
-    forward (tree mask, positions from depths); each gets ``branching[d]`` children: i.i.d.
-    draws of its ``q`` when sampling, its top distinct tokens under greedy (i.i.d. draws of
-    a one-hot q would all be the same token). Returns ``[q_0 [W_0, V], q_1 [W_1, V], …]``.
+    ids ``[1, L]`` holds the text in ``ids[0, :end]``; mask and depths are those of the
+    full tree (slice them: the first ``n`` nodes' layout is ``mask[:n, :n]``,
+    ``depths[:n]``). Level ``d`` has ``W_d`` nodes (the root alone at ``d = 0``): ONE
+    drafter forward over the text and the nodes drafted so far (``tree_forward``, its last
+    ``W_d`` rows) gives their q ``[W_d, V]``, and each of them gets ``branching[d]``
+    children, written after the nodes so far: i.i.d. draws of its q
+    (``torch.multinomial(q, b, replacement=True)``), or under greedy (``processor.is_greedy``)
+    its top ``b`` tokens (``logits.topk``). Returns ``[q_0 [W_0, V], q_1 [W_1, V], …]``, one per level.
     """
+    # BEGIN SOLUTION
     rows, drafted, width = [], 0, 1
     for children in branching:
         logits = tree_forward(drafter, ids[:, : end + drafted], end, mask[:drafted, :drafted],
@@ -194,21 +277,31 @@ def draft_tree(drafter, ids: torch.Tensor, end: int, branching: tuple[int, ...],
         rows.append(q)
         drafted, width = drafted + width * children, width * children
     return rows
+    # LESSON
+    # raise NotImplementedError
+    # END SOLUTION
 
 
 def walk_tree(p: torch.Tensor, q: list[torch.Tensor], nodes: torch.Tensor, branching: tuple[int, ...]):
-    """Walk from the root, accepting at most one child per level; no host sync.
+    """Walk from the root, accepting at most one child per level, without a host sync.
 
-    p ``[N + 1, V]`` (row 0 the root, row ``1 + i`` node ``i``), q one ``[W_d, V]`` per level,
-    nodes ``[N]`` (level order). At each level ``multi_draft_sampling`` picks among the
-    current node's children; the walk descends into the accepted one, or stops with the
-    token it drew. After the last level the bonus comes from the current node's row of p.
-    Returns ``(tokens [k + 1], n, path [k])``: the token emitted at each depth (valid up to
-    ``n``, the 0-dim count of accepted nodes) and the rows of the accepted path.
+    p ``[N + 1, V]`` (row 0 the root, row ``1 + i`` node ``i``); q as ``draft_tree``
+    returns it; nodes ``[N]`` the tree's tokens in level order. In level order the node at
+    row ``r`` of level ``d`` (level ``d``'s first row ``F_d``: ``F_0 = 0``, ``F_1 = 1`` and
+    ``F_{d+1} = F_d + W_d`` with ``W_0 = 1``, ``W_{d+1} = W_d · branching[d]`` the width of
+    each level) has its children at rows ``F_{d+1} + (r − F_d) · branching[d] + j``.
 
-    The levels after a stop are still computed, from a placeholder node, so that nothing
-    depends on the host: their draws never reach the output.
+    At each level ``multi_draft_sampling(p[r], q[d][r − F_d], tokens of r's children)``
+    decides: descend into the accepted child, or stop with the token it drew. After the
+    deepest level, the bonus is drawn from p of the last accepted node.
+
+    Returns ``(tokens [k + 1], n, path [k])``: the token emitted at each depth (only the
+    first ``n + 1`` count), ``n`` the number of accepted nodes as a 0-dim tensor, and the
+    rows of the accepted path (the first ``n`` count). Keep every index a tensor
+    (``torch.where``, ``index_select``) and go on computing the levels after a stop from
+    any valid node: their draws never reach the output, and no branch reads the host.
     """
+    # BEGIN SOLUTION
     row = torch.zeros((), dtype=torch.long, device=p.device)  # the root
     alive = torch.ones((), dtype=torch.bool, device=p.device)
     n = torch.zeros((), dtype=torch.long, device=p.device)
@@ -228,6 +321,9 @@ def walk_tree(p: torch.Tensor, q: list[torch.Tensor], nodes: torch.Tensor, branc
     tokens.append(sample(p.index_select(0, row.view(1))[0]))  # the bonus, kept only if n == k
     empty = torch.zeros(0, dtype=torch.long, device=p.device)
     return torch.stack(tokens), n, torch.stack(path) if path else empty
+    # LESSON
+    # raise NotImplementedError
+    # END SOLUTION
 
 
 def tree_forward(model, ids: torch.Tensor, text_len: int, mask: torch.Tensor, depths: torch.Tensor,

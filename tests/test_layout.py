@@ -26,6 +26,7 @@ ALLOWED = {  # part -> the grader's parts and course packages it may import
     "decider": {"checks", "exercises", "observers", "sources", "verdict", "wire"},
     "runner": {"checks", "exercises", "implementation", "observers", "sources", "wire"},
     "meanwhile": {"exercises"},
+    "release": {"exercises", "sources"},  # lessons/ written from the reference's files, never importing them
     "bench": {"implementation", "models", "observers", "solutions"},
     "audit": {"checks", "implementation", "models", "oracle", "solutions"},
     "selftest": {"checks", "decider", "exercises", "implementation", "observers", "runner", "verdict"},

@@ -8,5 +8,5 @@ PATCHES = [(
     "        before_top_p = MultinomialProcessor(logits_processor.temperature)\n"
     "        q_rows = draft(drafter, ids, end, k, before_top_p, drafter_cache)\n"
     "        p = before_top_p(forward(target, ids, end + k, target_cache, rows=k + 1))  # [k+1, V]",
-), ("from solutions.sampling import GreedyProcessor, LogitsProcessor",
-    "from solutions.sampling import GreedyProcessor, LogitsProcessor, MultinomialProcessor")]
+), ("\nfrom solutions.sampling import GreedyProcessor, LogitsProcessor",  # the import, not the lesson's copy of it
+    "\nfrom solutions.sampling import GreedyProcessor, LogitsProcessor, MultinomialProcessor")]

@@ -1,0 +1,1 @@
+"""What the course hands its learners, built from the reference: ``lessons`` (``lessons.py``)."""
