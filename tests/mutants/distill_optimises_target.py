@@ -2,6 +2,6 @@
 EXERCISE = "train_drafter"
 MODULE = "distill"
 PATCHES = [
-    ('torch.optim.AdamW(drafter.parameters(), lr=lr)',
-     'torch.optim.AdamW(target.parameters(), lr=lr)'),
+    ('optimizer = torch.optim.AdamW(drafter.parameters(), lr=lr)',
+     'optimizer = torch.optim.AdamW(target.parameters(), lr=lr)'),
 ]

@@ -2,8 +2,8 @@
 EXERCISE = "ngram"
 MODULE = "ngram"
 PATCHES = [
-    ("from solutions.verification import speculative_sampling\n",
-     "from solutions.verification import greedy_match\n"),
+    ("\nfrom solutions.verification import speculative_sampling\n",
+     "\nfrom solutions.verification import greedy_match\n"),
     ("        rejected_idx, token = speculative_sampling(p, point_masses, ids[0, end : end + k])\n",
      "        rejected_idx, token = greedy_match(p, ids[0, end : end + k])\n"),
 ]

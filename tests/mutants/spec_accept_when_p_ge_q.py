@@ -2,8 +2,9 @@
 EXERCISE = "speculative_generate"
 MODULE = "speculative"
 PATCHES = [(
-    "from solutions.verification import speculative_sampling\n",
-    '''from solutions.residual import max_fn
+    "\nfrom solutions.verification import speculative_sampling\n",
+    '''
+from solutions.residual import max_fn
 from solutions.verification import sample
 
 
