@@ -16,6 +16,18 @@ SHOWN_FINDINGS = 3
 Hint = str | tuple[str, ...]  # a hint, or its levels: the idea first, then closer to the code
 
 
+def levels(hint: Hint) -> list[str]:
+    """A hint's levels, the idea first (a plain text is one level)."""
+    return [hint] if isinstance(hint, str) else list(hint)
+
+
+def joined(*hints: Hint, sep: str = " ") -> tuple[str, ...]:
+    """Hints given together, level by level: level n joins the hints' texts at level n (a hint
+    with fewer levels adds nothing to the deeper ones)."""
+    parts = [levels(hint) for hint in hints]
+    return tuple(sep.join(part[n] for part in parts if n < len(part)) for n in range(max(map(len, parts))))
+
+
 @dataclass
 class Finding:
     """One property that failed: what, by how much, and the bug it usually means."""
@@ -32,8 +44,8 @@ class Finding:
     @classmethod
     def hinted(cls, prop: str, message: str, hint: Hint = "", table=None, **numbers) -> "Finding":
         """A Finding whose ``hint`` may come in levels: the first is shown, the rest on asking."""
-        levels = [hint] if isinstance(hint, str) else list(hint)
-        return cls(prop, message, levels[0] if levels else "", table, **numbers, more_hints=levels[1:])
+        given = levels(hint)
+        return cls(prop, message, given[0] if given else "", table, **numbers, more_hints=given[1:])
 
 
 @dataclass

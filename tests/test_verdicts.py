@@ -221,3 +221,49 @@ def test_a_correct_or_an_unrelated_wrong_value_gets_no_name():
         assert not any("yours equals" in m for m in found), (exercise, judge, found)
         found = judged(exercise, judge, *wrong)
         assert found and not any("yours equals" in m for m in found), (exercise, judge, found)
+
+
+CODE_LEVELS = {  # mutant -> the code its first finding's hint gives at the third level alone
+    "processor_no_softmax": "torch.softmax(logits / temperature, dim=-1)",
+    "distill_alpha_mean_q_at_draft": "torch.minimum(p, q).sum(dim=-1)",
+    "greedy_returns_draft": "target_dists.argmax(dim=-1)",
+    "tree_mask_siblings_visible": "mask[i] |= mask[parents[i]]",
+}
+
+
+@pytest.mark.parametrize("name, code", CODE_LEVELS.items(), ids=list(CODE_LEVELS))
+def test_a_hint_teaches_before_it_tells(name, code, tmp_path):
+    """A first failure shows the idea; the step comes with hints=2, the line of code with
+    hints=3 only."""
+    verdict = verdict_of(name, tmp_path)
+    assert verdict.status == FAILED and verdict.findings[0].more_hints, format_text(verdict, verbose=True)
+    first, second, third = (format_text(verdict, hints=n) for n in (1, 2, 3))
+    assert code not in first and "--hint 2" in first, first
+    assert code not in second and "--hint 3" in second, second
+    assert code in third, third
+
+
+def test_every_hint_has_levels_a_verdict_can_carry():
+    """Each hint a check or judge defines is a text or a tuple of non-empty texts, with no more
+    levels than the decider accepts from a runner."""
+    import importlib
+    import pkgutil
+
+    import grader.checks
+    import grader.judges
+    from grader.decider.replay import MAX_HINT_LEVELS
+
+    hints = []
+    for package in (grader.checks, grader.judges):
+        for info in pkgutil.iter_modules(package.__path__):
+            module = importlib.import_module(f"{package.__name__}.{info.name}")
+            for name, value in vars(module).items():
+                if name.endswith(("HINT", "RULES")):
+                    hints.append((f"{info.name}.{name}", value))
+                elif name.endswith("HINTS"):
+                    hints += [(f"{info.name}.{name}[{key}]", hint) for key, hint in value.items()]
+    assert len(hints) > 40
+    for name, hint in hints:
+        levels = [hint] if isinstance(hint, str) else hint
+        assert isinstance(levels, tuple | list) and 1 <= len(levels) <= 1 + MAX_HINT_LEVELS, name
+        assert all(isinstance(level, str) and level.strip() for level in levels), name

@@ -17,6 +17,19 @@ LAW_CASES = [  # (processor, prompt, use_cache); the tiny models' eos (1) ends s
     (sampling.TopKProcessor(temperature=1.0, top_k=3), [3], True),
     (sampling.NucleusProcessor(temperature=1.0, top_p=0.8), [4, 2], False),
 ]
+GREEDY_HINT = ("each step predicts the next token from everything so far and appends it; the output is "
+               "the new tokens only.",
+               "at every step take the logits of the last position, append the chosen token, and return "
+               "only the new tokens; with the cache, feed only the tokens the model has not seen yet.",
+               "logits = model(ids).logits[0, -1]; token = logits_processor.sample(logits_processor(logits))")
+CACHED_FEED_HINT = ("with the cache, the model keeps what it has seen: the first forward takes the prompt, "
+                    "every later one only the token just generated.",
+                    "model(ids[:, cache.get_seq_length():], cache=cache), one DynamicCache for the call")
+FULL_FEED_HINT = ("without the cache, the model remembers nothing between forwards: every forward takes "
+                  "the whole sequence so far.")
+LAW_HINT = ("each token must be drawn from the processed distribution of the next token given "
+            "everything so far, and the text must end right after an end token.",
+            "probs = logits_processor(logits of the last position); token = logits_processor.sample(probs)")
 
 
 def run(check: CheckRun) -> None:
@@ -47,11 +60,8 @@ def generated(check: CheckRun, generate, *args, what: str, **kwargs) -> list[int
 def check_greedy(check, generate, model, label, prompt, use_cache):
     ids = generated(check, generate, prompt, model, max_gen_len=8, eos_tokens_id=NO_EOS,
                     use_cache=use_cache, what=f"({label})")
-    check.judge("loop_properties.greedy", f"greedy output ({label})", ids, model, prompt,
-                "take the logits of the last position, logits[0, -1], at every step, append "
-                "the chosen token, and return only the new tokens; with the cache, feed the "
-                "tokens the model has not seen yet", "gave {ids}; greedy decoding gives {expected}",
-                max_gen_len=8, eos_tokens_id=NO_EOS)
+    check.judge("loop_properties.greedy", f"greedy output ({label})", ids, model, prompt, GREEDY_HINT,
+                "gave {ids}; greedy decoding gives {expected}", max_gen_len=8, eos_tokens_id=NO_EOS)
 
 
 def check_end_tokens(check, generate, model):
@@ -86,18 +96,15 @@ def check_forwards(check, generate, model, use_cache):
     fed = [(f.fed, f.cached) for f in recorder.forwards]
     if use_cache:
         expected = [(len(prompt), 0)] + [(1, len(prompt) + k) for k in range(4)]
-        hint = ("with the cache, the first forward takes the prompt and every later one only the "
-                "token just generated; the cache holds the rest")
     else:
         expected = [(len(prompt) + k, 0) for k in range(5)]
-        hint = "without the cache, every forward takes the whole sequence so far"
     table = [["forward", "tokens fed", "cached", "expected fed", "expected cached"]]
     rows = zip_longest(fed, expected, fillvalue=("-", "-"))  # "-": no such forward
     table += [[str(i), *map(str, yours), *map(str, wanted)] for i, (yours, wanted) in enumerate(rows, 1)]
     with check.observing():
         check.require(f"forwards with use_cache={use_cache}", fed == expected,
                       f"the model was fed other tokens than expected, forward by forward (prompt "
-                      f"of {len(prompt)}, 5 new tokens)", hint, table)
+                      f"of {len(prompt)}, 5 new tokens)", CACHED_FEED_HINT if use_cache else FULL_FEED_HINT, table)
 
 
 def check_shipped_pair(check, generate):
@@ -125,6 +132,4 @@ def check_law(check, generate, model, processor, prompt, use_cache):
                                use_cache=use_cache, what=f"({label})"))
                for _ in range(LAW_DRAWS)]
     check.judge("loop_properties.first_tokens", f"law of the first {LAW_LENGTH} tokens ({label})", samples,
-                model, prompt, LAW_LENGTH, processor, 1,
-                "sample each token from logits_processor(logits of the last position) with "
-                "logits_processor.sample, and stop right after an end token")
+                model, prompt, LAW_LENGTH, processor, 1, LAW_HINT)

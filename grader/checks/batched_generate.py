@@ -110,8 +110,19 @@ def check_greedy(check, generate, target, drafter, label, **kwargs) -> list[list
 
 POSITIONS_HINT = ("positions must count each row's real tokens, not its columns: in the first "
                   "forward a left-padded row's first real token was not at position 0 (or no "
-                  "position_ids were passed, and the model numbers columns). Take "
-                  "cumsum(mask) − 1 along the row, and keep it through the holes of rejected drafts")
+                  "position_ids were passed, and the model numbers columns)",
+                  "a column's position is the number of the row's real tokens before it, kept through "
+                  "the holes that rejected drafts leave",
+                  "position_ids = attention_mask.cumsum(-1) − 1, passed to every forward")
+SAME_MODEL_HINT = ("with the drafter equal to the target, p == q in every row and every draft must be "
+                   "accepted: min(1, p/q) = 1",
+                   "compare u * q < p so that equal probabilities always accept; count each row's "
+                   "accepted / drafted")
+WHOLE_BATCH_HINT = ("a batch pays only when every forward runs all its rows together",
+                    "feed all rows together as a [B, w] tensor (finished rows too, as holes, or drop them "
+                    "from every tensor and cache together)")
+CACHE_HINT = ("each model keeps one cache for the whole call and is fed only the columns it has not seen",
+              "one DynamicCache per model, passed to every forward (cache=...), fed only the new columns")
 
 
 def positions_shifted(first: list, prompts: list[list[int]]) -> bool:
@@ -170,9 +181,7 @@ def check_same_model(check, generate, target):
                       rates == [1.0] * len(PROMPTS) and all(len(o) == 9 for o in outputs),
                       f"gave {[len(o) for o in outputs]} tokens with rates {rates}; expected 9 "
                       "tokens and rate 1.0 in every row",
-                      DRAFTER_LAG_HINT if drafter_lags(log) else
-                      "with p == q every draft is accepted: compare u * q < p; count each row's "
-                      "accepted / drafted")
+                      DRAFTER_LAG_HINT if drafter_lags(log) else SAME_MODEL_HINT)
 
 
 DRAFTER_LAG_HINT = ("after a round that accepts every draft, the drafter has never run on its last "
@@ -204,8 +213,7 @@ def check_forwards(check, generate, target):
         narrow = [f.rows for f in forwards if f.rows != len(PROMPTS)]
         check.require(f"the {role} sees the whole batch in each forward", not narrow,
                       f"{role} forwards had batch sizes {narrow}; expected {len(PROMPTS)} rows "
-                      "every time", "feed all rows together as a [B, w] tensor (finished rows too, "
-                      "as holes, or drop them from every tensor and cache together)")
+                      "every time", WHOLE_BATCH_HINT)
         caches = {f.cache_id for f in forwards}
         later = [f.fed for f in forwards[1:]]
         check.require(f"the {role}'s cache is kept and only new columns are fed",
@@ -213,8 +221,7 @@ def check_forwards(check, generate, target):
                       and all(w <= 2 * (kwargs["gamma"] + 1) for w in later),
                       f"{role} forwards got {len(caches)} cache object(s) "
                       f"({'none' if None in caches else 'one each'} ...) and fed {later} columns "
-                      "after the first", "create one DynamicCache per model, pass it to every "
-                      "forward (cache=...), and feed only the columns the model has not seen")
+                      "after the first", CACHE_HINT)
 
 
 def recorded(generate, prompts, target, **kwargs) -> tuple[dict, list]:

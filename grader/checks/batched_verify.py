@@ -23,9 +23,15 @@ LAW_DRAWS = 2000
 CASES = build_cases(LAW_DRAWS)
 SMALL_DRAWS = 20
 EQUAL_DRAWS = 250
-LOOP_HINT = ("work on whole [B, k] and [B, k+1, V] tensors: gather the drafts' probabilities, "
+LOOP_HINT = ("a batched verifier works on whole tensors: its number of torch calls must not grow "
+             "with the batch B or the number of drafts k",
+             "work on whole [B, k] and [B, k+1, V] tensors: gather the drafts' probabilities, "
              "compare u * q < p, find each row's first rejection with argmax over dim 1 and "
              "pick each row's candidate row with gather; no `for` over rows or drafts")
+SYNC_HINT = ("the verifier must never wait for a tensor's value on the host: on a GPU each read "
+             "stalls until the device has finished",
+             "keep the result as tensors: index with tensors and use torch.where/argmax instead of "
+             "Python conditions (.item(), .tolist(), int(), if tensor: ... all read on the host)")
 
 
 def run(check: CheckRun) -> None:
@@ -130,8 +136,7 @@ def check_vectorised(check: CheckRun, verify) -> None:
         with check.observing():
             check.require(f"no host sync (B = {batch}, k = {k})", syncs.count == 0,
                           f"read tensors on the host {syncs.count} times (.item(), .tolist(), "
-                          "int(), if tensor: ...)", "keep the result as tensors: index with "
-                          "tensors and use torch.where/argmax instead of Python conditions")
+                          "int(), if tensor: ...)", SYNC_HINT)
     small, large = counts[(2, 2)], counts[(16, 8)]
     with check.observing():
         check.require("no Python loop over rows or drafts", large < small + 6,

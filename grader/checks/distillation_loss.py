@@ -7,12 +7,14 @@ an unknown kind.
 import torch
 
 from grader.checks.harness import CheckRun
+from grader.verdict import joined
 
 KINDS = ("forward_kl", "reverse_kl", "jsd", "total_variation")
 KIND_HINTS = {
     "forward_kl": "forward KL is KL(p‖q) = Σ p (log p − log q), p the target's (the teacher's) distribution.",
     "reverse_kl": "reverse KL is KL(q‖p) = Σ q (log q − log p), q the drafter's (the student's) distribution.",
-    "jsd": "the JSD is ½ KL(p‖m) + ½ KL(q‖m) with m = (p + q) / 2 (log m = logaddexp(log p, log q) − log 2).",
+    "jsd": ("the JSD is ½ KL(p‖m) + ½ KL(q‖m) with m = (p + q) / 2, the average of the two distributions.",
+            "in logs, log m = logaddexp(log p, log q) − log 2: no exp and log round trip."),
     "total_variation": "total variation is ½ Σ |p − q|, with the ½: then α = Σ min(p, q) = 1 − TV exactly.",
 }
 COMMON_HINT = ("Compare distributions, never raw logits (logits are log-probabilities only up to a "
@@ -20,6 +22,12 @@ COMMON_HINT = ("Compare distributions, never raw logits (logits are log-probabil
                "mean over positions.",
                "log_softmax(logits / temperature, dim=-1) for each side, then divergence(log_p, log_q, "
                "kind).mean().")
+SCALAR_HINT = ("a loss is one number: the divergence at each position, averaged over the positions.",
+               "divergence(log_p, log_q, kind).mean() gives a 0-dim tensor.")
+KIND_ERROR_HINT = ("an unknown kind must be refused with a clear error, not answered with some other loss: a typo "
+                   "would otherwise train with the wrong objective, silently.",
+                   "before computing anything, test kind against KINDS and raise ValueError(f\"unknown kind "
+                   "{kind!r}; expected one of ...\").")
 DETACH_HINT = ("the target is the teacher: a training step must never send gradient into it (it would "
                "train the target, or waste a backward through it).",
                "take its side from target_logits.detach().")
@@ -66,7 +74,7 @@ def run(check: CheckRun) -> None:
     generator = check.generator("leading dims")
     wide_target, wide_draft = 2 * torch.randn((2, 2, 3, 5), generator=generator, dtype=torch.float64)
     for kind in KINDS:
-        hint = (KIND_HINTS[kind] + " " + COMMON_HINT[0], COMMON_HINT[1])
+        hint = joined(KIND_HINTS[kind], COMMON_HINT)
         for name, t, d, temperature in (("hand-made [4, 5]", target, draft, 1.0),
                                         ("hand-made [4, 5], temperature 0.5", target, draft, 0.5),
                                         ("random [2, 3, 5] (leading dims)", wide_target, wide_draft, 1.0)):
@@ -75,7 +83,7 @@ def run(check: CheckRun) -> None:
             if not (isinstance(value, torch.Tensor) and value.dim() == 0):
                 got = f"shape {list(value.shape)}" if isinstance(value, torch.Tensor) else type(value).__name__
                 check.fail("a scalar loss", f"returned {got} {what}; expected a 0-dim tensor, the mean "
-                           "over positions", "average the per-position divergence with .mean()")
+                           "over positions", SCALAR_HINT)
             check.judge("loss_value", kind, name, t, d, temperature, float(value), hint)
         _, draft_grad, target_grad = check.call(loss_and_gradients, loss_fn, target, draft, kind, 1.0,
                                                 what=f"(kind {kind!r}, backward)")
@@ -88,6 +96,4 @@ def run(check: CheckRun) -> None:
     clear = error is not None and error[0] == "ValueError" and all(k in error[1] for k in KINDS)
     check.require("an unknown kind is a ValueError naming the kinds", clear,
                   f"kind 'kl' {'returned a value' if error is None else f'raised {error[0]}: {error[1][:120]}'}; "
-                  f"expected a ValueError whose message names the kinds {', '.join(KINDS)}",
-                  "check kind against KINDS first and raise ValueError(f\"unknown kind {kind!r}; expected one "
-                  "of ...\").")
+                  f"expected a ValueError whose message names the kinds {', '.join(KINDS)}", KIND_ERROR_HINT)

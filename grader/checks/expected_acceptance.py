@@ -7,9 +7,11 @@ from grader.checks.harness import CheckRun
 
 VOCAB = 5
 TOLERANCE = 1e-12
-HINT = ("α is Σ_x min(p(x), q(x)) over the vocabulary (the last dim): the chance that a draft x ~ q "
-        "survives the verifier's min(1, p(x)/q(x)). It equals 1 − ½ Σ |p − q|. It is not q at the drafted "
-        "token, nor Σ q², nor the mean of p/q.")
+HINT = ("α is the chance that a draft x ~ q survives the verifier, which accepts it with probability "
+        "min(1, p(x)/q(x)): one number per position, an expectation over the whole vocabulary (the last dim). "
+        "It is not q at the drafted token, nor Σ q², nor the mean of p/q.",
+        "Σ_x q(x) · min(1, p(x)/q(x)) = Σ_x min(p(x), q(x)), which also equals 1 − ½ Σ |p − q|.",
+        "torch.minimum(p, q).sum(dim=-1)")
 
 
 def hand_made_rows() -> tuple[torch.Tensor, torch.Tensor]:

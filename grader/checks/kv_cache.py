@@ -19,10 +19,13 @@ SCENARIOS = [  # (drafter, prompt, gamma, first_target)
     ("near", [1, 4, 0], 4, False),
     ("GPT-2", [0], 2, True),
 ]
-RULES = ("create one DynamicCache per model before the loop; feed each model only "
-         "ids[:, cache.get_seq_length():end]; after each round crop both caches to the new "
-         "sequence length minus one (cache.crop(-n) removes the last n), so that rejected "
-         "drafts leave the cache")
+RULES = ("each model's cache must hold exactly the text it has seen: fed only what it lacks, and "
+         "rolled back after each round so that rejected drafts leave it.",
+         "one cache per model for the whole call; feed each model only the tokens past its cache's "
+         "length; after each round cut both caches back to the new sequence length minus one (the "
+         "last token is fed next round).",
+         "one DynamicCache per model before the loop; model(ids[:, cache.get_seq_length():end], "
+         "cache=cache); cache.crop(-n) removes the last n")
 
 
 def run(check: CheckRun) -> None:

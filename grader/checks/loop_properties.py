@@ -17,6 +17,7 @@ import torch
 from grader.checks.harness import CheckRun
 from grader.models import SHIPPED_MISSING, load_pair, shipped_pair_present
 from grader.oracle import tiny
+from grader.verdict import Hint
 from solutions import sampling
 
 NO_EOS = 10**6  # an end token the tiny models can never produce
@@ -44,7 +45,7 @@ def noisy_copy(model, scale: float, seed: int):
 
 
 def ids_and_number(check: CheckRun, result, what: str, names: tuple[str, str], upper: float,
-                   hint: str) -> tuple[list[int], float]:
+                   hint: Hint) -> tuple[list[int], float]:
     """A loop's ``(ids, number)``: a failure of "return type" unless ids is a list of
     Python ints, and of ``names[0]`` (the property; ``names[1]`` is the returned field)
     unless the number is a Python float in [0, upper]."""
@@ -77,10 +78,10 @@ class Loop:
     drafted: str  # what a round drafts, in property names: "a draft", "a tree's path"
     accepts_every: str  # what a drafter = target run accepts every one of: "draft", "level"
     returns: str  # the number's name in messages: "acceptance rate", "mean_accepted"
-    greedy_hint: str
-    same_model_hint: str
-    end_tokens_hint: str
-    max_gen_len_hint: str
+    greedy_hint: Hint
+    same_model_hint: Hint
+    end_tokens_hint: Hint
+    max_gen_len_hint: Hint
 
 
 def check_greedy_properties(check: CheckRun, loop: Loop, target, drafters: dict, runs: list) -> None:
@@ -160,7 +161,7 @@ def check_max_gen_len(check, loop: Loop, target, drafter) -> None:
                         eos_tokens_id=NO_EOS)
 
 
-def check_shipped_greedy(check, prop: str, texts: list[str], length: int, run, hint: str = "") -> None:
+def check_shipped_greedy(check, prop: str, texts: list[str], length: int, run, hint: Hint = "") -> None:
     """On the shipped pair, greedy output equals the shipped target's greedy decoding of the
     same ``length`` tokens. ``run(prompt_ids, drafter, target)`` gives the learner's ids; with
     several ``texts`` it is given every prompt at once and gives a list of ids per prompt."""

@@ -15,8 +15,12 @@ ZERO_ROW_HINT = ("a row with nothing positive has sum 0, and 0 / 0 is NaN: such 
                  "samples from it: a rejection there has probability 1 − Σ min(p, q) = 0.",
                  "divide by the sum only where it is positive: torch.where(total > 0, total, "
                  "torch.ones_like(total)).")
-DTYPE_HINT = ("use the input's own tensor ops; .float(), .double(), .cpu() or new tensors made "
+DTYPE_HINT = ("max_fn must return the input's dtype on the input's device: its output is sampled from "
+              "beside the distributions it came from.",
+              "use the input's own tensor ops; .float(), .double(), .cpu() or new tensors made "
               "without dtype= and device= change them")
+SHAPE_HINT = ("the output has the input's shape: every row normalised where it stands, over the last dim.",
+              "reduce with keepdim=True and divide by broadcasting")
 
 
 def run(check: CheckRun) -> None:
@@ -66,6 +70,5 @@ def output(check: CheckRun, max_fn, x: torch.Tensor, what: str) -> torch.Tensor:
         check.fail("output type", f"returned {type(out).__name__} on {what}; expected a tensor")
     if out.shape != x.shape:
         check.fail("output shape", f"returned shape {list(out.shape)} on {what}; expected "
-                   f"{list(x.shape)}: the same shape, normalised over the last dim",
-                   "keep every dim: reduce with keepdim=True and divide by broadcasting")
+                   f"{list(x.shape)}: the same shape, normalised over the last dim", SHAPE_HINT)
     return out

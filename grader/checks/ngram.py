@@ -26,7 +26,7 @@ from grader.checks.loop_properties import MODEL_SEED, NO_EOS, check_shipped_gree
 from grader.checks.speculative_generate import generated
 from grader.observers.trace import LoggedModel
 from grader.oracle import tiny
-from grader.verdict import ERROR
+from grader.verdict import ERROR, Hint
 from solutions import sampling
 
 VOCAB = tiny.TINY_VOCAB
@@ -42,7 +42,7 @@ class StorageCase:
     n: int
     prompts: tuple
     query: tuple
-    hint: str
+    hint: Hint
     updates: tuple = ()
 
 
@@ -71,8 +71,8 @@ STORAGE_CASES = [
                 "update(context, [2, 5]) counts 2 once and 5 once; after update([4], [5]) 5 has "
                 "two counts after (4,)", updates=(((4,), (2, 5)), ((4,), (5,)))),
     StorageCase("ties go to the continuation seen first", 3, ((3, 2, 3, 0),), (3,),
-                "(3,) was followed once by 2, then once by 0: on equal counts keep the first seen "
-                "(Python's max over a dict in insertion order does)"),
+                ("(3,) was followed once by 2, then once by 0: on equal counts keep the one seen first",
+                 "Python's max over a dict in insertion order keeps the first of equal counts")),
     StorageCase("n = 2 looks at the last token only", 2, ((0, 1, 2, 0, 1, 3),), (2, 0),
                 "with n = 2 the context is the last token alone"),
     StorageCase("n = 4: three tokens of context first", 4, ((0, 1, 2, 3, 5, 1, 2, 4, 5, 1, 2, 4),),
@@ -153,12 +153,18 @@ END_TOKEN_RUNS = [Run([2, 3, 0], 3, 4, eos=0), Run([2, 3, 0], 3, 4, eos=[4, 0], 
 FIXED_DRAFT_RUNS = [
     ("drafts chained from the storage, stopping where it knows nothing",
      Run([3, 3, 2, 3, 2, 0, 4], 3, 4, stop_if_unknown=True, lookup=True),
-     "draft i is storage.next_token(text + drafts[:i]); with stop_if_unknown, the round's "
-     "drafting ends at the first None; k = min(gamma, tokens left − 1)"),
+     ("a round's drafts are chained: each is the storage's prediction after the text and the drafts "
+      "before it; with stop_if_unknown, drafting stops where the storage knows nothing, and never drafts "
+      "more than the room left",
+      "draft i is storage.next_token(text + drafts[:i]); with stop_if_unknown, the round's "
+      "drafting ends at the first None; k = min(gamma, tokens left − 1)")),
     ("drafts chained from the storage (cache)",
      Run([3, 3, 2, 3, 2, 0, 4], 3, 3, stop_if_unknown=True, lookup=True, use_cache=True, first_target=False),
-     "draft i is storage.next_token(text + drafts[:i]); with stop_if_unknown, the round's "
-     "drafting ends at the first None; with first_target=False the first round drafts too"),
+     ("a round's drafts are chained: each is the storage's prediction after the text and the drafts "
+      "before it; with stop_if_unknown, drafting stops where the storage knows nothing; with "
+      "first_target=False the first round drafts too",
+      "draft i is storage.next_token(text + drafts[:i]); with stop_if_unknown, the round's "
+      "drafting ends at the first None")),
     ("the filler where the storage knows nothing",
      Run([3], 3, 3, lookup=True),
      "where next_token gives None (and stop_if_unknown is off) draft the filler: the token of "
@@ -189,10 +195,16 @@ LAW_CASES = [
             Run([0, 5, 0, 5, 0, 5], 4, 1, max_gen_len=4, first_target=False, stop_if_unknown=True,
                 lookup=True)),
 ]
-CACHE_HINT = ("with use_cache=True keep one DynamicCache for the target; feed it only "
-              "ids[:, cache.get_seq_length():end + k], and after each round crop it to the text's "
-              "length minus one (cache.crop), so that rejected drafts leave it and the last token "
-              "is fed next round")
+CACHE_HINT = ("with use_cache=True the target's cache must hold exactly the text it has seen: fed only "
+              "what it lacks, and rolled back after each round so that rejected drafts leave it",
+              "one DynamicCache for the target; feed it only the text and drafts past its length, and "
+              "after each round cut it back to the text's length minus one (the last token is fed next "
+              "round)",
+              "ids[:, cache.get_seq_length():end + k] for each target forward; cache.crop(-n) removes "
+              "the last n")
+INT_OR_NONE_HINT = ("next_token gives a token id as a plain Python int, or None when the storage knows "
+                    "nothing: the loop puts drafts in a list and tests `is None`",
+                    "return int(token) for a prediction")
 LAW_HINT = ("a deterministic draft d is a point mass, q = one_hot(d): accept it with probability "
             "p(d) (u < p(d), p processed by logits_processor); on a rejection draw from "
             "max_fn(p − one_hot(d)), p without d, renormalised: a fresh draw from p can give d "
@@ -231,8 +243,7 @@ def check_storage(check, storage_class, case: StorageCase):
     if got is not None and (type(got) is not int):
         check.require(f"next_token returns an int or None ({case.prop})", False,
                       f"next_token({list(case.query)}) returned {type(got).__name__} {got!r} {what}",
-                      "return a Python int (int(token)) for a prediction, None when the storage "
-                      "knows nothing: the loop puts drafts in a list and tests `is None`")
+                      INT_OR_NONE_HINT)
         return
     check.judge("storage", case, got, what)
 

@@ -16,7 +16,10 @@ ROWS = 1600  # 1,200 drafter rows and 400 target rows, half of each per prompt
 FRACTION = 0.25
 COUNT_CASES = ((10, 1 / 3), (7, 0.5), (6, 0.0), (5, 1.0))  # (rows, fraction): round() of each
 COUNT_HINT = ("exactly round(target_fraction · B) rows come from the target (from_target True), the rest "
-              "from the drafter: a fixed count, not a coin flip per row.")
+              "from the drafter: a fixed count, not a coin flip per row.",
+              "from_target = torch.arange(B) < round(target_fraction * B): the first rows are the target's.")
+PROMPTS_HINT = ("each row of ids is its prompt followed by its continuation: ids [B, P + length].",
+                "start from ids = prompts and append each sampled token: torch.cat([ids, token], dim=1).")
 
 
 def models():
@@ -32,8 +35,7 @@ def run(check: CheckRun) -> None:
                         what=f"(B = {ROWS}, length {LENGTH}, target_fraction {FRACTION})")
     ids, target_logits, from_target = returned(check, result, ROWS, len(PROMPTS[0]))
     check.require("prompts kept", torch.equal(ids[:, : prompts.shape[1]], prompts),
-                  "the first P columns of ids are not the prompts", "return the prompts followed by the "
-                  "continuations: ids [B, P + length]")
+                  "the first P columns of ids are not the prompts", PROMPTS_HINT)
     check.require(f"round(target_fraction · B) rows from the target (B = {ROWS}, fraction {FRACTION})",
                   int(from_target.sum()) == round(FRACTION * ROWS),
                   f"{int(from_target.sum())} rows are marked from_target; expected {round(FRACTION * ROWS)}",

@@ -24,16 +24,32 @@ CONFIGS = [
     ("TopKNucleusProcessor", {"temperature": 1.0, "top_k": 4, "top_p": 0.8}),
 ]
 
-HINTS = {
-    "GreedyProcessor": "greedy must give a one-hot distribution on the argmax, not a softmax: "
-                       "greedy speculative decoding is exact only if greedy is a point mass.",
-    "MultinomialProcessor": "divide the logits by the temperature, then take the softmax.",
-    "TopKProcessor": "keep the top_k largest logits (with every token tied with the k-th), set "
-                     "the others to -inf, then softmax; top_k >= V keeps everything.",
-    "NucleusProcessor": "keep the token that crosses top_p: token i stays iff the mass of the "
-                        "tokens strictly more likely than i is below top_p; then renormalise.",
-    "TopKNucleusProcessor": "apply top-k first, then top-p to what is left.",
+HINTS = {  # each processor's hint, in levels: the idea, then the step, then the code
+    "GreedyProcessor": ("greedy must give a one-hot distribution on the argmax, not a softmax: "
+                        "greedy speculative decoding is exact only if greedy is a point mass.",
+                        "zeros of the logits' shape with a 1 at each row's argmax (the first one on ties).",
+                        "torch.zeros_like(logits).scatter_(-1, logits.argmax(dim=-1, keepdim=True), 1.0)"),
+    "MultinomialProcessor": ("a processor turns logits into probabilities over the last dim; the temperature "
+                             "reshapes them first: T < 1 sharpens the distribution, T > 1 flattens it.",
+                             "scale the logits by the temperature, then normalise them into probabilities.",
+                             "torch.softmax(logits / temperature, dim=-1)"),
+    "TopKProcessor": ("top-k keeps only the k most likely tokens (and every token tied with the k-th), "
+                      "renormalised; top_k >= V keeps everything.",
+                      "at the temperature, set every logit below the k-th largest to -inf, then softmax.",
+                      "kth = logits.topk(k, dim=-1).values[..., -1:]; "
+                      "logits.masked_fill(logits < kth, float(\"-inf\"))"),
+    "NucleusProcessor": ("keep the token that crosses top_p: token i stays iff the mass of the "
+                         "tokens strictly more likely than i is below top_p; then renormalise.",
+                         "sort the probabilities in descending order; the mass above a token is the "
+                         "cumulative sum before it (tied tokens share the mass above the first of them); "
+                         "drop the tokens whose mass above reaches top_p.",
+                         "(sorted.cumsum(-1) − sorted) scattered back to the tokens' places, then "
+                         "logits.masked_fill(mass_above >= top_p, float(\"-inf\"))"),
+    "TopKNucleusProcessor": ("apply top-k first, then top-p to what is left.",),
 }
+SAMPLE_HINT = ("sample must draw token i with probability probs[..., i], independently for every row.",
+               "torch.multinomial(probs, 1), or the exponential race argmax(probs / Exp(1)), which needs "
+               "no host sync.")
 
 
 def test_logits() -> torch.Tensor:
@@ -99,6 +115,4 @@ def check_sampling(check: CheckRun, label: str, processor, probs: torch.Tensor, 
                       f"drew tokens other than the argmax {best}", HINTS["GreedyProcessor"])
         return
     law = {i: p for i, p in enumerate(probs.tolist()) if p > 0}
-    check.test(f"{label}.sample", stats.goodness_of_fit(draws, law, "token"),
-               "sample must draw token i with probability probs[..., i] (torch.multinomial, or "
-               "the exponential race argmax(probs / Exp(1))), independently for every row.")
+    check.test(f"{label}.sample", stats.goodness_of_fit(draws, law, "token"), SAMPLE_HINT)

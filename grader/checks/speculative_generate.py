@@ -25,6 +25,7 @@ from grader.checks.loop_properties import (
     models,
 )
 from grader.observers.trace import LoggedModel
+from grader.verdict import joined
 from solutions import sampling
 
 GREEDY_RUNS = [([0], {"gamma": 1}), ([2, 3, 4], {"gamma": 2}), ([5, 1], {"gamma": 4})]
@@ -100,9 +101,27 @@ def generated(check: CheckRun, generate, *args, what: str, **kwargs) -> tuple[li
     otherwise, with the reference's processor (not the learner's default)."""
     kwargs.setdefault("logits_processor", GREEDY)
     return ids_and_number(check, check.call(generate, *args, what=what, **kwargs), what,
-                          ("acceptance rate", "acceptance_rate"), 1,
-                          "accepted drafts / drafted tokens, as a float; when nothing was "
-                          "drafted return 0.0 instead of dividing 0 by 0")
+                          ("acceptance rate", "acceptance_rate"), 1, RATE_TYPE_HINT)
+
+
+RATE_TYPE_HINT = ("the acceptance rate is the share of drafted tokens that were accepted, a Python float; "
+                  "a call that drafted nothing accepted nothing either.",
+                  "accepted / drafted if drafted else 0.0, never 0 / 0")
+GREEDY_HINT = ("under greedy decoding the output must be the target's own greedy text: each draft is "
+               "verified against the target's prediction for its own position.",
+               "the target's logits of the last k + 1 positions: one row before each draft, and the last "
+               "row for the bonus; after k accepted drafts add the target's own token.",
+               "target(ids).logits[0, -(k + 1):], row i verifying draft i, row k the bonus")
+SAME_MODEL_HINT = ("with the drafter equal to the target, p == q and every draft must be accepted: "
+                   "min(1, p/q) = 1.",
+                   "compare u * q < p (or u < p/q) so that equal probabilities always accept, and count "
+                   "accepted / drafted")
+ROLLED_BACK_HINT = ("With a cache, the drafter's must hold exactly the accepted tokens after each round "
+                    "(rolled back too far, or not at all, it drafts from another context than the "
+                    "target's).")
+MAX_GEN_LEN_HINT = ("never return more than max_gen_len tokens: a round emits its accepted drafts and one "
+                    "token of its own, so near the end it must draft fewer.",
+                    "draft only min(gamma, tokens left − 1) tokens, so that the round's own token still fits")
 
 
 def as_loop(check: CheckRun, generate, use_cache: bool) -> Loop:
@@ -111,18 +130,11 @@ def as_loop(check: CheckRun, generate, use_cache: bool) -> Loop:
         call=functools.partial(generated, check, generate, use_cache=use_cache),
         shape={"gamma": 4}, depth=4, first_drafted=1, all_accepted=lambda length: 1.0,
         drafted="a draft", accepts_every="draft", returns="acceptance rate",
-        greedy_hint="verify the drafts with the target's distributions for the same positions "
-                    "(logits of the last k + 1 positions, one row before each draft, and the last "
-                    "row for the bonus); after k accepted drafts add the target's own token",
-        same_model_hint="with p == q, min(1, p/q) = 1: compare u * q < p (or u < p/q) so that equal "
-                        "probabilities always accept, and count accepted / drafted"
-                        + ("; with a cache, the drafter's must hold exactly the accepted tokens after "
-                           "each round (rolled back too far, or not at all, it drafts from another "
-                           "context than the target's)" if use_cache else ""),
+        greedy_hint=GREEDY_HINT,
+        same_model_hint=joined(SAME_MODEL_HINT, ROLLED_BACK_HINT) if use_cache else SAME_MODEL_HINT,
         end_tokens_hint="look for end tokens among all the tokens a round emits (accepted drafts and "
                         "the last one), stop right after the earliest one and include it",
-        max_gen_len_hint="draft only min(gamma, tokens left - 1) tokens, so that the round's own "
-                         "token still fits: never return more than max_gen_len tokens")
+        max_gen_len_hint=MAX_GEN_LEN_HINT)
 
 
 def check_forwards(check, generate, target, drafter):

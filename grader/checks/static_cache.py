@@ -15,6 +15,7 @@ The reference's outputs and the exact laws are the decider's alone (grader/judge
 import functools
 
 from grader.checks import speculative_generate as speculative
+from grader.checks.autoregressive import LAW_HINT
 from grader.checks.harness import CheckRun
 from grader.checks.loop_properties import GREEDY, NO_EOS, check_greedy_properties, models
 from grader.models import SHIPPED_MISSING, load_pair, shipped_pair_present
@@ -25,6 +26,36 @@ from solutions import sampling
 from solutions.fast import HOST_READ_EVERY
 
 T1 = sampling.MultinomialProcessor(temperature=1.0)
+ROUND_SYNC_HINT = ("on a GPU each read of a tensor on the host waits for the device to finish: a round "
+                   "may read its result once, and do everything else on the device.",
+                   "read the round's result on the host once (n and the first end token together, one "
+                   ".tolist()); sample, write drafts and move the caches back with tensor operations")
+STATIC_CACHE_HINT = ("a static cache is allocated once, at a fixed size, so that the compiled steps always "
+                     "see the same shapes.",
+                     "allocate one StaticCache per model before the loop (sized for the prompt, max_gen_len "
+                     "and one more draft block) and pass it to every forward")
+POSITIONS_HINT = ("a forward must be told the positions its tokens are written to: they follow the "
+                  "cache's own write counter, which moves back when drafts are rejected.",
+                  "a StaticCache writes m fed tokens at its counter, counter + m - 1 "
+                  "(cache.get_seq_length()); pass exactly those positions, and move the counter back "
+                  "with cache.crop(-r) when r tokens are rejected")
+BASELINE_SYNC_HINT = ("on a GPU each read of a tensor on the host waits for the device: the baseline may "
+                      f"read once every HOST_READ_EVERY = {HOST_READ_EVERY} tokens, and once for the output.",
+                      "keep the end-token tests on the device (a bool per token beside ids) and read "
+                      "them on the host once every HOST_READ_EVERY tokens, then read ids and the tests "
+                      "once at the end and cut after the first end token")
+STALE_HINT = ("a static cache keeps what rejected drafts wrote: each model's write position must be moved "
+              "back before anything reads past the text it has seen.",
+              "after a round that kept n of the drafts, move each model's write position back to just "
+              "after the text it has seen (the target: end + n; the drafter: what it fed that is still "
+              "text); when every draft was accepted the drafter has not seen its last draft yet: feed it "
+              "before the next round")
+RECOMPILE_HINT = ("a compiled step is built again whenever a shape it is called with changes: every "
+                  "round must call the compiled steps with the same shapes, whatever the prompt or the "
+                  "room left.",
+                  "the drafter's [1, 1] step and the target's [1, gamma + 1] verification in every round "
+                  "(draft gamma, count only what fits), a cache length that does not depend on the "
+                  "prompt, and the eager prefill outside the compiled steps")
 LAW_CASES = [  # the fast loop always lets the target sample the first token
     speculative.Case(T1, [0], 2, "near", 4, 300),
     speculative.Case(sampling.TopKProcessor(temperature=1.0, top_k=3), [3], 3, "near", 5, 300),
@@ -94,10 +125,7 @@ def check_discipline(check, fast, target, drafter, processor, prompts, gamma, la
                 check.require(f"one host sync per round ({label}, call {call})",
                               syncs.count <= rounds + SYNC_ALLOWANCE,
                               f"{syncs.count} host reads of tensors outside the forwards for {rounds} "
-                              f"rounds; expected at most {rounds + SYNC_ALLOWANCE}",
-                              "read the round's result on the host once (n and the first end token "
-                              "together, one .tolist()); sample, write drafts and move the caches "
-                              "back with tensor operations: on a GPU each read waits for the device")
+                              f"rounds; expected at most {rounds + SYNC_ALLOWANCE}", ROUND_SYNC_HINT)
 
 
 def judge_forwards(check, log, text, label) -> None:
@@ -109,24 +137,17 @@ def judge_forwards(check, log, text, label) -> None:
                       len(kinds) == 1 and next(iter(kinds))[1] == "StaticCache",
                       f"the {role}'s forwards got {len(kinds)} cache object(s) of type "
                       f"{sorted({t for _, t in kinds})}; expected one StaticCache for the whole call",
-                      "allocate one StaticCache per model before the loop (sized for the prompt, "
-                      "max_gen_len and one more draft block) and pass it to every forward")
+                      STATIC_CACHE_HINT)
         wrong = [(i, c) for i, c in enumerate(calls, 1)
                  if c.positions is not None and c.positions != list(range(c.cached, c.cached + c.fed))]
         check.require(f"{role} positions = the cache's write position ({label})", not wrong,
-                      "forwards fed at other positions than the ones the cache writes to",
-                      "a StaticCache writes m fed tokens at its counter, counter + m - 1 "
-                      "(cache.get_seq_length()); pass exactly those positions, and move the "
-                      "counter back with cache.crop(-r) when r tokens are rejected",
+                      "forwards fed at other positions than the ones the cache writes to", POSITIONS_HINT,
                       position_table(wrong))
     stale = attended_stale(log, text)
     check.require(f"every forward attends to the text only ({label})", not stale,
                   "a forward read cache entries that are not the text's tokens at their "
                   "positions (rejected drafts left in place, or positions never written)",
-                  "after a round that kept n of the drafts, move each model's write position back "
-                  "to just after the text it has seen (the target: end + n; the drafter: what it "
-                  "fed that is still text); when every draft was accepted the drafter has not "
-                  "seen its last draft yet: feed it before the next round", stale_table(stale))
+                  STALE_HINT, stale_table(stale))
 
 
 def attended_stale(log, text) -> list[tuple]:
@@ -201,7 +222,7 @@ def check_baseline(check, baseline, target, gpt2):
                                 eos_tokens_id=1, what=f"({label})")) for _ in range(draws)]
     check.judge("loop_properties.first_tokens", f"baseline law of the first {length} tokens ({label})", samples,
                 target, prompt, length, processor, 1,
-                "sample each token from logits_processor(logits of the last position)")
+                LAW_HINT)
 
 
 def check_baseline_reads(check, eager, target) -> None:
@@ -215,11 +236,7 @@ def check_baseline_reads(check, eager, target) -> None:
     with check.observing():
         check.require(f"baseline host reads, one per {HOST_READ_EVERY} tokens", syncs.count <= allowed,
                       f"{syncs.count} host reads of tensors outside the forwards for {BASELINE_TOKENS} "
-                      f"tokens; expected at most {allowed}",
-                      f"keep the end-token tests on the device (a bool per token beside ids) and read "
-                      f"them on the host once every HOST_READ_EVERY = {HOST_READ_EVERY} tokens, then "
-                      "read ids and the tests once at the end and cut after the first end token: on "
-                      "a GPU each read waits for the device")
+                      f"tokens; expected at most {allowed}", BASELINE_SYNC_HINT)
 
 
 def check_compiled(check, fast):
@@ -246,11 +263,7 @@ def check_compiled(check, fast):
             new = graphs.count - compiled_before
             with check.observing():
                 check.require("no recompile for another prompt or shorter last rounds", new == 0,
-                              f"the second compiled call built {new} new graph(s)",
-                              "keep the shapes of the compiled steps fixed: the drafter's [1, 1] step "
-                              "and the target's [1, gamma + 1] verification in every round (draft "
-                              "gamma, count only what fits), a cache length that does not depend on "
-                              "the prompt, and the eager prefill outside the compiled steps")
+                              f"the second compiled call built {new} new graph(s)", RECOMPILE_HINT)
         compiled_before = graphs.count
 
 

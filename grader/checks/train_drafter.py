@@ -35,10 +35,18 @@ SETTINGS = dict(length=LENGTH, batch_size=8, lr=1e-2, eval_every=EVAL_EVERY)
 RUNS = [(kind, True) for kind in KINDS] + [("forward_kl", False)]
 PROMPT_LENGTH = 2
 STEP_KINDS = ("forward_kl", "total_variation")  # a smooth loss and a kinked one
-IMPROVE_HINT = ("each step: a batch of rows (on_policy_batch, or whole rows of texts), the drafter's logits at "
-                "positions P − 1 … −2 against the target's, distillation_loss(…, kind), zero_grad, backward, "
-                "clip_grad_norm_(drafter.parameters(), 1.0), and a step of AdamW over drafter.parameters() "
-                "(not the target's: it is the teacher and never changes).")
+IMPROVE_HINT = ("training distils the target's distributions into the drafter, on rows it draws afresh at "
+                "every step, so the divergence falls at positions it never trained on; only the drafter learns: "
+                "the target is the teacher and never changes.",
+                "each step: a batch of rows (on_policy_batch, or whole rows of texts), the drafter's logits at "
+                "the target's positions, distillation_loss(…, kind), a fresh gradient clipped to norm 1, and "
+                "one optimiser step over the drafter's parameters alone.",
+                "logits[:, P − 1 : −1]; optimizer.zero_grad(); loss.backward(); "
+                "clip_grad_norm_(drafter.parameters(), 1.0); optimizer.step(), with "
+                "AdamW(drafter.parameters(), lr=lr) made once.")
+HISTORY_HINT = ("the history has one (step, α) pair per evaluation: step 0, every eval_every steps, and the "
+                "last step (once when they coincide), each α a float in [0, 1].",
+                "return [(step, float(alpha)), ...]")
 
 
 def models():
@@ -108,8 +116,7 @@ def reported(check: CheckRun, history, label: str, steps: int = STEPS, every: in
     if not ok:
         check.fail(f"α reported at steps {steps} ({label})",
                    f"returned {str(history)[:160]}; expected a list of (step, α) pairs for steps {steps}, "
-                   "each α a float in [0, 1]", "measure α at step 0, then after every eval_every steps and after "
-                   "the last step (once when they coincide); return [(step, float(alpha)), ...].")
+                   "each α a float in [0, 1]", HISTORY_HINT)
     return dict(pairs)
 
 

@@ -22,12 +22,17 @@ TREES = {
 FORWARD_TREES = ("branching (2, 2, 1)", "depth first, uneven")
 TEXT = [2, 3, 4, 5]
 TOLERANCE = 1e-9  # float64 logits: a right layout agrees to rounding (about 1e-15)
-MASK_HINT = ("mask[i, j] is True iff j == i or j is an ancestor of i (follow parents up to −1). "
-             "A node must not see its siblings, its cousins or any other branch: each node's "
-             "logits must be those of a plain forward over the text and its own path.")
-DEPTH_HINT = ("depths[i] is 1 for a child of the root (parents[i] == −1) and depths[parents[i]] + 1 "
-              "otherwise: a node sits one position after its parent, at len(text) − 1 + depth, "
-              "not at its index in the flattened tree.")
+MASK_HINT = ("a node must see the text and its own path only: itself and its ancestors, never its "
+             "siblings, its cousins or any other branch; then its logits are those of a plain forward "
+             "over the text and its path.",
+             "mask[i, j] is True iff j == i or j is an ancestor of i (follow parents up to −1); in "
+             "topological order a node's row is its parent's row and itself.",
+             "mask = torch.eye(N, dtype=torch.bool), then for each i with parents[i] >= 0: "
+             "mask[i] |= mask[parents[i]]")
+DEPTH_HINT = ("a node sits where its token would in a plain text: one position after its parent, "
+              "not at its index in the flattened tree.",
+              "depths[i] is 1 for a child of the root (parents[i] == −1) and depths[parents[i]] + 1 "
+              "otherwise; the node goes at position len(text) − 1 + depth.")
 
 
 def run(check: CheckRun) -> None:

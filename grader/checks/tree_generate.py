@@ -28,10 +28,12 @@ from solutions.trees import tree_parents
 GREEDY_RUNS = [(prompt, {"branching": branching, "use_cache": use_cache})
                for branching, prompt in (((2,), [0]), ((2, 2), [2, 3, 4]), ((3, 1), [5, 1]), ((2, 2, 1), [1, 2]))
                for use_cache in (False, True)]
-RULES = ("create one DynamicCache per model before the loop; feed each model only the tokens "
-         "its cache lacks; after a round keep, in both caches, the old text and the accepted "
-         "path only (gather their positions with keep_positions: rejected branches sit between "
-         "them, so cropping the end is not enough), the new last token being fed next round")
+RULES = ("each model's cache must hold exactly the text it has seen and the path it accepted: the "
+         "rejected branches sit between the path's nodes, so cutting the cache's end cannot remove them.",
+         "one cache per model for the whole call; feed each model only the tokens its cache lacks; after "
+         "a round keep, in both caches, the old text and the accepted path only, the new last token "
+         "being fed next round.",
+         "one DynamicCache per model before the loop; gather the kept positions with keep_positions")
 LAW_HINT = ("the output must follow the target's law: at each node try its children in the "
             "order they were drawn with multi_draft_sampling (min(1, r_i/q) against the updated "
             "residual r_i), descend into the accepted child, and when all are rejected emit the "
@@ -41,11 +43,14 @@ LAW_HINT = ("the output must follow the target's law: at each node try its child
 MEAN_HINT = ("mean_accepted is the number of accepted nodes over the number of rounds (one "
              "target forward each): a round accepts the nodes of the path it walked, not the "
              "round's emitted token")
-SIBLING_HINT = ("under sampling a node's children are i.i.d. draws of its q: draw them with "
-                "replacement (torch.multinomial(q, b, replacement=True)); drawing without "
-                "replacement makes two equal siblings impossible, and the multi-draft "
-                "verifier's proof needs independent drafts. The pair is read from the first "
-                "target forward, whose nodes must come in level order (the root's children first)")
+SIBLING_HINT = ("under sampling a node's children are i.i.d. draws of its q: the multi-draft "
+                "verifier's proof needs independent drafts, and two equal siblings must be possible. "
+                "The pair is read from the first target forward, whose nodes must come in level order "
+                "(the root's children first)",
+                "draw the children with replacement: torch.multinomial(q, b, replacement=True)")
+MAX_GEN_LEN_HINT = ("never return more than max_gen_len tokens: a round emits its accepted path and one "
+                    "token of its own, so near the end its tree must be shallower.",
+                    "a round's tree has depth min(len(branching), tokens left − 1)")
 
 
 class Case:
@@ -119,18 +124,18 @@ def as_loop(check: CheckRun, generate) -> shared.Loop:
         call=functools.partial(generated, check, generate), shape={"branching": (2, 2, 1)}, depth=3,
         first_drafted=0, all_accepted=lambda length: full_depth_mean(length, 3),
         drafted="a tree's path", accepts_every="level", returns="mean_accepted",
-        greedy_hint="walk from the root into the child equal to the target's argmax and stop at the "
-                    "first level where no child is: the levels after a stop (still computed, from a "
-                    "placeholder node) must add nothing, to the count or to the output; end the "
-                    "round with the target's own token. Score every node in one target forward whose "
-                    "mask lets a node see the text and its ancestors only, at the position of its "
-                    "depth. With the cache, keep only the text and the accepted path in both caches",
+        greedy_hint=("walk from the root into the child equal to the target's argmax and stop at the "
+                     "first level where no child is: the levels after a stop (still computed, from a "
+                     "placeholder node) must add nothing, to the count or to the output; end the "
+                     "round with the target's own token.",
+                     "score every node in one target forward whose mask lets a node see the text and "
+                     "its ancestors only, at the position of its depth; with the cache, keep only the "
+                     "text and the accepted path in both caches"),
         same_model_hint="with p == q, min(1, p/q) = 1: the first child is always accepted; count the "
                         "accepted nodes of each round and divide by the number of rounds",
         end_tokens_hint="look for end tokens among all the tokens a round emits (the accepted path "
                         "and the last token), stop right after the earliest one and include it",
-        max_gen_len_hint="a round's tree has depth min(len(branching), tokens left − 1), so that the "
-                         "round's own token still fits: never return more than max_gen_len")
+        max_gen_len_hint=MAX_GEN_LEN_HINT)
 
 
 def check_shipped_pair(check, generate):

@@ -18,24 +18,39 @@ from grader.checks.harness import CheckRun
 # 2–3 times (a cell expected 5 times has a heavy upper tail), which would spend the
 # family error rate several times over.
 LAW_TEST = {"statistic": "log-likelihood", "min_expected": 20.0}
-EQUAL_HINT = ("min(1, p/q) = 1 when p == q: accept when u · q < p (or u < p/q) with u in [0, 1); "
-              "a test like u < p/q − ε, a smoothed or clamped q, or a residual of zeros sampled "
-              "anyway, rejects drafts it must accept")
+EQUAL_HINT = ("when p == q every draft must be accepted: min(1, p/q) = 1, so no random number may "
+              "reject it, and nothing may turn into NaN",
+              "the acceptance test must hold at equality too: a test like u < p/q − ε, a smoothed or "
+              "clamped q, or a residual of zeros sampled anyway rejects drafts it must accept",
+              "accept when u · q < p (or u < p/q) with u in [0, 1)")
 NONE_REJECTED_HINT = ("a round that rejects no draft must return rejected_idx = k (none rejected), "
-                      "but these rounds returned 0: argmax over a row of all-False rejections gives "
-                      "0. Give argmax a last column that is always True (index k), or test "
-                      "whether any draft was rejected")
+                      "but these rounds returned 0: the position of the first rejection is not "
+                      "defined in a round with none",
+                      "argmax over a row of all-False rejections gives 0",
+                      "give argmax a last column that is always True (index k), "
+                      "torch.cat([rejected, rejected.new_ones(1)]).int().argmax(), or test whether "
+                      "any draft was rejected")
 
 
-def equal_hint(rejected: list[int]) -> str:
+def equal_hint(rejected: list[int]) -> tuple[str, ...]:
     """The hint for rounds of p == q that returned these wrong ``rejected_idx`` values."""
     return NONE_REJECTED_HINT if rejected == [0] else EQUAL_HINT
 
 
 ZERO_TARGET_MESSAGE = ("in these rounds draft 0 has p == q (always accepted) and draft 1 has p = 0 "
                        "(never accepted), so every round must stop at position 1")
-ZERO_TARGET_HINT = ("accept iff u · q < p: with p = 0 this is never true, whereas u <= p/q accepts "
-                    "a p = 0 draft whenever u is 0")
+ZERO_TARGET_HINT = ("a draft the target gives probability 0 can never be accepted: min(1, p/q) = 0",
+                    "the acceptance test must be strict: with u drawn from [0, 1), u <= p/q accepts a "
+                    "p = 0 draft whenever u is 0",
+                    "accept iff u · q < p")
+GENERATOR_HINT = ("the same generator seed must give the same answers, whatever the global random "
+                  "state: every random draw must come from the generator passed in",
+                  "pass generator=generator to every random call (torch.rand, torch.multinomial, "
+                  "Tensor.exponential_); a call without it draws from the global generator")
+ZERO_DIM_HINT = ("return 0-dim tensors, not Python numbers or tensors of one element: the loop keeps "
+                 "them on the device",
+                 "index a 1-D tensor with a 0-dim index (t[i]) or take .argmax() of a 1-D tensor: both "
+                 "give 0-dim tensors; avoid .item() (a host sync)")
 
 
 def draw_drafts(check: CheckRun, q: np.ndarray, draws: int, *key) -> torch.Tensor:
@@ -84,9 +99,7 @@ def integer_pair(check: CheckRun, result, names: tuple[str, str], shape: tuple[i
             found = (f"a tensor of shape {list(value.shape)}" if isinstance(value, torch.Tensor)
                      else f"of type {type(value).__name__}")
             check.fail("return value", f"{name} is {found} {what}; expected {expected}",
-                       "index a 1-D tensor with a 0-dim index (t[i]) or take .argmax() of a "
-                       "1-D tensor: both give 0-dim tensors; avoid .item() (a host sync)"
-                       if shape == () else "")
+                       ZERO_DIM_HINT if shape == () else "")
         if value.is_floating_point() or value.is_complex() or value.dtype == torch.bool:
             check.fail("return dtype", f"{name} has dtype {value.dtype} {what}; expected an "
                        "integer dtype (torch.long)")
@@ -106,6 +119,4 @@ def check_generator(check: CheckRun, answers_with, calls: int) -> None:
     differ = sum(a != b for a, b in zip(*answers))
     check.require("the generator argument is honoured", differ == 0,
                   f"two runs of {calls} calls with generators seeded alike gave different "
-                  f"answers in {differ} calls",
-                  "pass generator=generator to every random call (torch.rand, torch.multinomial, "
-                  "Tensor.exponential_); a call without it draws from the global generator")
+                  f"answers in {differ} calls", GENERATOR_HINT)

@@ -12,6 +12,9 @@ LAW_DRAWS = 2000
 CASES = build_cases(LAW_DRAWS)
 SMALL_DRAWS = 20  # rounds for each deterministic property
 EQUAL_DRAWS = 250  # p == q: many rounds, so that a rule rejecting now and then shows
+LIST_HINT = ("a round returns the ids of the tokens it emits, as a plain list of Python ints",
+             "build a Python list and append int(token) for every emitted token; floats, tensors and "
+             "None are not token ids")
 STOP_HINT = ("a round emits the accepted drafts, in order, then one token: the correction at "
              "the first rejection (then return at once) or the bonus from the last target row")
 
@@ -43,9 +46,7 @@ def emitted(check: CheckRun, result, draft: list[int], vocab: int, what: str) ->
     if not (isinstance(result, (list, tuple)) and result
             and all(isinstance(t, (int, np.integer)) and not isinstance(t, bool) for t in result)):
         check.fail("return value", f"returned {type(result).__name__} {str(result)[:60]} {what}; "
-                   "expected a non-empty list of ints (the emitted token ids)",
-                   "build a Python list and append int(token) for every emitted token; floats, "
-                   "tensors and None are not token ids")
+                   "expected a non-empty list of ints (the emitted token ids)", LIST_HINT)
     tokens = tuple(int(t) for t in result)
     j = len(tokens) - 1
     if j > len(draft) or list(tokens[:j]) != list(draft[:j]):

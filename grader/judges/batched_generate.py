@@ -5,6 +5,7 @@ from grader.checks.batched_generate import GREEDY_LENGTH, LAW_HINT, NO_EOS, PROM
 from grader.checks.harness import CheckRun
 from grader.judges.loop_properties import apart, law_tests, sequence_law
 from grader.oracle import acceptance, laws, stats
+from grader.verdict import Hint
 from solutions.autoregressive import autoregressive_generate
 from solutions.batched import batched_speculative_generate
 
@@ -15,7 +16,7 @@ def alone(target, **generate) -> list[list[int]]:
     return [autoregressive_generate(prompt, target, **generate) for prompt in PROMPTS]
 
 
-def greedy(check: CheckRun, label: str, outputs: list[list[int]], target, hint: str) -> None:
+def greedy(check: CheckRun, label: str, outputs: list[list[int]], target, hint: Hint) -> None:
     expected = alone(target, max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
     wrong = [b for b, (o, e) in enumerate(zip(outputs, expected)) if o != e]
     check.require(f"greedy output of every row ({label})", not wrong,
@@ -23,14 +24,14 @@ def greedy(check: CheckRun, label: str, outputs: list[list[int]], target, hint: 
                   f"decoding of the target alone gives {[expected[b] for b in wrong]}", hint)
 
 
-def stops(check: CheckRun, prop: str, outputs: list[list[int]], target, hint: str, **generate) -> None:
+def stops(check: CheckRun, prop: str, outputs: list[list[int]], target, hint: Hint, **generate) -> None:
     """``prop``: every row is its prompt's greedy decoding, ending where ``generate``'s end
     tokens and ``max_gen_len`` end it."""
     expected = alone(target, **generate)
     check.require(prop, outputs == expected, f"gave {outputs}; expected {expected}", hint)
 
 
-def forward_counts(check: CheckRun, counts: dict, target, kwargs: dict, hint: str) -> None:
+def forward_counts(check: CheckRun, counts: dict, target, kwargs: dict, hint: Hint) -> None:
     """``counts``, the learner's forwards per model, against the reference loop's."""
     expected, _ = apart(recorded, batched_speculative_generate, PROMPTS, target, **kwargs)
     want = {role: len(f) for role, f in expected.items()}

@@ -5,9 +5,10 @@ from grader.checks.verifier_rounds import LAW_TEST
 from grader.judges.verifier_rounds import test_laws
 from grader.oracle import laws, stats, verifier_laws
 
-INDEPENDENCE_HINT = ("each row needs its own random numbers: draw the uniforms as a [B, k] "
-                     "tensor and sample each row's token with its own noise; a uniform shared "
-                     "by the rows (torch.rand(k) broadcast over B) ties their verdicts together")
+INDEPENDENCE_HINT = ("the rows are independent sequences: each needs random numbers of its own, or "
+                     "their verdicts are tied together",
+                     "draw the uniforms as a [B, k] tensor and sample each row's token with its own "
+                     "noise; a uniform shared by the rows (torch.rand(k) broadcast over B) ties them")
 
 
 def laws_of_rows(check: CheckRun, batch: list, outcomes: list[list[tuple]]) -> None:

@@ -14,12 +14,13 @@ import torch
 from grader.checks.distillation_loss import KINDS
 from grader.checks.harness import CheckRun
 from grader.judges import mistakes
+from grader.verdict import Hint
 
 TOLERANCE = 1e-10  # float64: a right loss agrees to rounding (about 1e-15)
 
 
 def loss_value(check: CheckRun, kind: str, name: str, target_logits, draft_logits, temperature: float,
-               got: float, hint: str) -> None:
+               got: float, hint: Hint) -> None:
     """Require the learner's loss ``got`` to equal ``expected_value`` to TOLERANCE; a wrong
     one that equals a usual mistake names it."""
     expected = float(expected_value(target_logits, draft_logits, kind, temperature))
@@ -29,7 +30,7 @@ def loss_value(check: CheckRun, kind: str, name: str, target_logits, draft_logit
                   f"gave {got:.10f} (kind {kind!r}, {name}); the formula gives {expected:.10f}{mistake}", hint)
 
 
-def gradient(check: CheckRun, kind: str, target_logits, draft_logits, draft_grad, hint: str) -> None:
+def gradient(check: CheckRun, kind: str, target_logits, draft_logits, draft_grad, hint: Hint) -> None:
     """Require the gradient that reached the drafter's logits (None: none did) to equal
     ``expected_gradient`` at temperature 1, to 1e-9."""
     if draft_grad is None:

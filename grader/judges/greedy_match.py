@@ -8,10 +8,14 @@ from grader.checks.harness import CheckRun
 from grader.judges import mistakes
 
 SHOWN_ROWS = 5  # distinct wrong rounds shown in a verdict's table
-HINT = ("accept drafts while candidate_tokens[i] == target_dists[i].argmax(); at the first "
-        "mismatch return its position and the argmax there; when all k match, return k and the "
-        "argmax of the last row, target_dists[k]. On ties argmax (like GreedyProcessor) takes the "
-        "first maximal token: compare token ids with the argmax, not probabilities with the max.")
+HINT = ("greedy verification keeps a draft only when it is the target's most likely token at its "
+        "position, and emits the target's most likely token where the first draft is not (after the "
+        "last row when every draft is); on ties the first maximal token wins, as in GreedyProcessor.",
+        "accept drafts while candidate_tokens[i] is the argmax of row i; at the first mismatch return "
+        "its position and the argmax there; when all k match, return k and the argmax of the last row, "
+        "target_dists[k]. Compare token ids with the argmax, not probabilities with the max.",
+        "best = target_dists.argmax(dim=-1); the first i with best[i] != candidate_tokens[i] (k if "
+        "none); return it and best[i] as 0-dim tensors")
 
 
 def expected(target: np.ndarray, draft: np.ndarray, shift: int = 0) -> tuple[int, int]:

@@ -4,13 +4,14 @@ from grader.checks.harness import CheckRun
 from grader.checks.kv_cache import RULES
 from grader.judges.loop_properties import apart
 from grader.observers.trace import traced
+from grader.verdict import Hint, joined
 from solutions.speculative import speculative_generate
 
 SHOWN_FORWARDS = 6
 
 
 def discipline(check: CheckRun, log: list, ids, crashed: str | None, target, drafter, prompt: list[int],
-               kwargs: dict, label: str, reference=speculative_generate, rules: str = RULES) -> None:
+               kwargs: dict, label: str, reference=speculative_generate, rules: Hint = RULES) -> None:
     """The learner's forwards (``log``) against the ``reference`` loop's, compared only when
     the output ``ids`` is right (a wrong output changes the rounds, and the greedy properties
     report it), or when the code crashed (``crashed``: what it raised) after a forward the
@@ -44,14 +45,17 @@ def describe(forward) -> str:
     return f"the {role} fed {fed} token{'s' * (fed != 1)} with {cached} cached"
 
 
-def hint(got, want, rules: str) -> str:
+def hint(got, want, rules: Hint) -> tuple[str, ...]:
+    """What the first wrong forward shows, then the ``rules``' levels."""
     if got is None or want is None or got[0] != want[0]:
-        return "the forwards come in a different order or number than one round needs: " + rules
-    if got[2] > want[2]:
-        return "a cache still holds tokens that are no longer in the sequence (rejected drafts): " + rules
-    if got[2] == 0:
-        return "the cache is empty: is it created anew for each forward, or not passed in? " + rules
-    return "tokens the cache had (or should have) were fed again: " + rules
+        shown = "the forwards come in a different order or number than one round needs;"
+    elif got[2] > want[2]:
+        shown = "a cache still holds tokens that are no longer in the sequence (rejected drafts);"
+    elif got[2] == 0:
+        shown = "the cache is empty (created anew for each forward, or never passed in);"
+    else:
+        shown = "tokens the cache had (or should have) were fed again;"
+    return joined(shown, rules)
 
 
 def table(seen, expected, wrong) -> list[list[str]]:

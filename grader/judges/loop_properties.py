@@ -4,12 +4,13 @@ autoregressive loop) and the exact law of the first tokens; shared by the loop c
 from grader.checks.harness import CheckRun
 from grader.observers import observation
 from grader.oracle import laws, stats
+from grader.verdict import Hint
 from solutions.autoregressive import as_list, autoregressive_generate
 
 ALONE = "gave {ids}; greedy decoding of the target alone gives {expected}"
 
 
-def greedy(check: CheckRun, prop: str, ids, model, prompt: list[int], hint: str = "", said: str = ALONE,
+def greedy(check: CheckRun, prop: str, ids, model, prompt: list[int], hint: Hint = "", said: str = ALONE,
            **generate) -> None:
     """Require ``ids`` to be ``model``'s greedy decoding of ``prompt`` (``generate``: the
     keywords of `autoregressive_generate`, e.g. ``max_gen_len``, ``eos_tokens_id``);
@@ -19,7 +20,7 @@ def greedy(check: CheckRun, prop: str, ids, model, prompt: list[int], hint: str 
 
 
 def shipped_greedy(check: CheckRun, prop: str, outputs, target, prompts: list[list[int]], length: int,
-                   hint: str = "") -> None:
+                   hint: Hint = "") -> None:
     """Greedy output on the shipped pair: ``outputs`` are the ids of the one prompt, or a
     list of ids per prompt when there are several."""
     expected = [autoregressive_generate(p, target, max_gen_len=length, use_cache=True) for p in prompts]
@@ -34,14 +35,14 @@ def sequence_law(model, prompt: list[int], length: int, processor, eos) -> dict:
 
 
 def first_tokens(check: CheckRun, prop: str, samples, model, prompt: list[int], length: int, processor, eos,
-                 hint: str) -> None:
+                 hint: Hint) -> None:
     """``prop``: the joint law of the first ``length`` tokens of ``samples``."""
     law = sequence_law(model, prompt, length, processor, eos)
     check.test(prop, stats.goodness_of_fit(samples, law, "sequence"), hint)
 
 
 def law_tests(check: CheckRun, samples, model, prompt: list[int], length: int, processor, eos, label: str,
-              hint: str, **test) -> None:
+              hint: Hint, **test) -> None:
     """The joint law of the first ``length`` tokens of ``samples`` and each token's law;
     ``test``: options of `stats.goodness_of_fit`."""
     law = sequence_law(model, prompt, length, processor, eos)

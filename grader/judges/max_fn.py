@@ -4,6 +4,7 @@ import torch
 
 from grader.checks.harness import CheckRun
 from grader.judges import mistakes
+from grader.verdict import Hint
 
 
 def expected(x: torch.Tensor) -> torch.Tensor:
@@ -23,7 +24,7 @@ def usual_mistakes(x: torch.Tensor) -> list[tuple[str, torch.Tensor]]:
             ("softmax(x): max_fn normalises the positive part, with no exponential", x.double().cpu().softmax(-1))]
 
 
-def compare(check: CheckRun, prop: str, inputs, outputs, hint: str) -> None:
+def compare(check: CheckRun, prop: str, inputs, outputs, hint: Hint) -> None:
     """Require every output to equal ``expected`` of its input; show the worst entries."""
     for x, out in zip(inputs, outputs):
         want = expected(x).flatten()

@@ -7,7 +7,10 @@ from grader.checks.multi_draft import Case
 from grader.checks.verifier_rounds import LAW_TEST
 from grader.oracle import stats, tree_laws
 
-JOINT_HINT = ("try the drafts in order, each with a uniform of its own (one uniform shared by all "
+JOINT_HINT = ("with m drafts the answer must still follow p exactly: the drafts are tried in their own "
+              "order, each against what is left of p after the earlier rejections, each with a random "
+              "number of its own.",
+              "try the drafts in order, each with a uniform of its own (one uniform shared by all "
               "drafts makes their acceptances dependent): draft i is accepted with probability "
               "min(1, r_i(x_i) / q(x_i)), where r_0 = p and after each rejection r_(i+1) = "
               "norm(max(0, r_i − q)); return the first accepted index, or m and a token drawn "

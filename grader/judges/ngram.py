@@ -6,6 +6,7 @@ from grader.checks.ngram import CACHE_HINT, SHOWN_FORWARDS, VOCAB, Run, StorageC
 from grader.checks.loop_properties import NO_EOS
 from grader.judges.loop_properties import apart
 from grader.observers import ngram_trace
+from grader.verdict import Hint
 from solutions.autoregressive import autoregressive_generate
 from solutions.ngram import NGramStorage, PromptLookup, ngram_assisted_speculative_generate
 
@@ -24,10 +25,11 @@ ANSWERS = {  # StorageCase.prop -> what next_token must give
     "n = 4: back-off by one token": 4,
     "initialize forgets what came before": None,
 }
-GREEDY_HINT = ("verify each draft against the target's distribution at its position (the logits of "
-               "the last k + 1 positions); stop right after the earliest end token among all the "
-               "tokens a round emits; never emit more than max_gen_len tokens (draft min(gamma, "
-               "tokens left − 1))")
+GREEDY_HINT = ("under greedy decoding the output must be the target's own greedy text: each draft is "
+               "verified against the target's prediction for its own position, the text stops right "
+               "after the earliest end token a round emits, and never runs past max_gen_len tokens",
+               "the target's logits of the last k + 1 positions verify the k drafts and give the round's "
+               "own token; draft min(gamma, tokens left − 1) tokens")
 
 
 def storage(check: CheckRun, case: StorageCase, got, what: str) -> None:
@@ -86,7 +88,7 @@ def greedy_run(check: CheckRun, ids: list[int], rate: float, log: list, target, 
                           "stopped); 0.0 when nothing was drafted")
 
 
-def fixed_drafts(check: CheckRun, prop: str, actual_log: list, target, run: Run, hint: str) -> None:
+def fixed_drafts(check: CheckRun, prop: str, actual_log: list, target, run: Run, hint: Hint) -> None:
     """The learner's target forwards against the reference loop's with the same storage."""
     label = repr(run)
     _, _, expected_log = apart(ngram_trace.traced, ngram_assisted_speculative_generate, list(run.prompt),

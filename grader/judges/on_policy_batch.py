@@ -12,11 +12,13 @@ TOLERANCE = 1e-9
 LOGITS_HINT = ("target_logits[b, i] is the target's prediction of token P + i of row b from the tokens "
                "before it (\"Positions\" at the top of lessons/distill.py).",
                "one target forward over the whole ids [B, P + length], and its logits[:, P − 1 : −1].")
-LAW_HINT = ("the rows marked from_target = False must be continued by the drafter, sampled at T = 1 "
-            "from softmax(drafter(ids).logits[:, -1]) token by token, and the others by the target: "
-            "on-policy data is the drafter's own text, so that training sees the positions speculative "
-            "decoding drafts. Text continued by the target (or fixed text) under a drafter's label is "
-            "off-policy.")
+LAW_HINT = ("on-policy data is the drafter's own text, so that training sees the positions speculative "
+            "decoding drafts: the rows marked from_target = False must be continued by the drafter, the others "
+            "by the target. Text continued by the target (or fixed text) under a drafter's label is off-policy.",
+            "continue each group of rows with its own model, token by token, each token sampled at T = 1 with "
+            "the generator.",
+            "probs = model(ids).logits[:, -1].softmax(dim=-1), a token drawn from it per row, "
+            "ids = torch.cat([ids, token], dim=1); sample_continuations does it.")
 
 
 def target_logits(check: CheckRun, target, ids: torch.Tensor, prompt_length: int, logits: torch.Tensor) -> None:

@@ -3,11 +3,12 @@ import torch
 
 from grader.checks.harness import CheckRun
 from grader.judges import mistakes
+from grader.verdict import Hint
 from solutions import sampling as reference
 
 
 def compare(check: CheckRun, label: str, name: str, kwargs: dict, logits: torch.Tensor,
-            probs: torch.Tensor, hint: str) -> None:
+            probs: torch.Tensor, hint: Hint) -> None:
     """Require ``probs`` (float64) to be the reference ``name(**kwargs)``'s distribution of
     ``logits`` to 1e-5; show the worst entries."""
     expected = getattr(reference, name)(**kwargs)(logits)

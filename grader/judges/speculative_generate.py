@@ -13,14 +13,17 @@ SEQUENCE_HINT = ("the output must follow the target's law: accept draft i with p
                  "p_k when all k drafts are accepted, and let the target choose the first token")
 
 
+FORWARDS_HINT = ("speculation pays because the target scores every draft of a round in one forward, "
+                 "where plain decoding needs one forward per token.",
+                 "each draft takes one drafter forward over the sequence so far; then ONE target "
+                 "forward over the sequence and every draft scores them all (its last k + 1 positions)")
+
+
 def forwards(check: CheckRun, fed: list, prompt: list[int], drafter, target, kwargs: dict) -> None:
     """``fed``, the learner's (model, tokens fed) per forward, against the reference loop's."""
     expected = [(c.role, c.fed) for c in apart(traced, speculative_generate, prompt, drafter, target, **kwargs)[2]]
     check.require("one target forward per round", fed == expected,
-                  f"(model, tokens fed) per forward were {fed}; expected {expected}",
-                  "each draft takes one drafter forward over the sequence so far; then ONE target "
-                  "forward over the sequence and every draft scores them all (its last k + 1 "
-                  "positions)")
+                  f"(model, tokens fed) per forward were {fed}; expected {expected}", FORWARDS_HINT)
 
 
 def acceptance_rate(check: CheckRun, rates: list[float], outputs: list[tuple], target, drafter, case) -> None:

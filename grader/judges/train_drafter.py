@@ -26,11 +26,14 @@ STEP_HINT = ("a step must be the contract's: the drafter's predictions of the co
 LATE_HINT = ("logits[:, t] predicts token t + 1, so the drafter's predictions of the continuation sit at "
              "the positions of the target's, one before each continuation token.",
              "the same slice as the target's: [:, P − 1 : −1], not [:, P:].")
-ACCUMULATE_HINT = ("backward() adds to .grad: without optimizer.zero_grad() before it, each step's gradient "
-                   "is the sum of every step's so far, and the optimiser follows stale directions.")
-REPORT_HINT = ("report α as the mean of expected_acceptance(p, q) over the held-out rows continued LENGTH "
-               "tokens by the target (sampled once, before training) and every continuation position, q from "
-               "the drafter as it is at that step, in eval mode.")
+ACCUMULATE_HINT = ("each step must follow its own gradient: backward() adds to .grad, so what earlier steps "
+                   "left there makes every step follow the sum of all the gradients so far.",
+                   "clear the gradients before each backward: optimizer.zero_grad().")
+REPORT_HINT = ("α at a step is the acceptance the drafter, as it is then, would get along held-out text: "
+               "positions it never trained on, continued by the target once, before training.",
+               "the mean of expected_acceptance(p, q) over the held-out rows continued LENGTH tokens by the "
+               "target (sampled once, before training) and every continuation position, q from the drafter "
+               "as it is at that step, in eval mode.")
 
 
 def steps(check: CheckRun, target, row: torch.Tensor, kind: str, got: dict) -> None:

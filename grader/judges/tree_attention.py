@@ -7,6 +7,7 @@ from grader.checks.tree_attention import (DEPTH_HINT, FORWARD_TREES, MASK_HINT, 
                                           TOLERANCE, TREES)
 from grader.judges import mistakes
 from grader.oracle import tiny
+from grader.verdict import joined
 from solutions.trees import tree_forward
 from solutions.trees import tree_layout as reference_layout
 
@@ -60,4 +61,4 @@ def check_forward(check: CheckRun, model, label: str, name: str, parents: list[i
     check.require(f"one tree forward = a forward per path ({label}, {name})", not differ,
                   f"with your mask and depths, nodes {[i for i, _, _ in differ]} of {len(nodes)} "
                   f"got logits that differ from a plain forward over the text {TEXT} and their own "
-                  "path", MASK_HINT + " " + DEPTH_HINT, table)
+                  "path", joined(MASK_HINT, DEPTH_HINT), table)

@@ -10,7 +10,11 @@ from grader.checks.verifier_rounds import LAW_TEST
 from grader.oracle import stats, verifier_laws
 from grader.oracle.verifier_cases import Case
 
-JOINT_HINT = ("accept draft i with probability min(1, p_i(d)/q_i(d)); at the first rejection "
+JOINT_HINT = ("a round's tokens must follow the target's law whatever the drafts: each draft is kept "
+              "with the chance that p allows it, the first rejection ends the round with a token that "
+              "makes up for what the drafter under-proposed, and a round that keeps every draft earns "
+              "one more token from the target.",
+              "accept draft i with probability min(1, p_i(d)/q_i(d)); at the first rejection "
               "draw one token from norm(max(0, p_i − q_i)) and stop; if all k drafts are accepted, "
               "draw the bonus token from p_k.")
 TOO_MANY_ACCEPTED = ("more drafts are accepted than min(1, p/q) allows: the usual causes are the "
@@ -30,8 +34,9 @@ CORRECTION_HINT = ("after the first rejection, at position i, draw the token fro
                    "norm(max(0, p_i − q_i)) of that same row, with a fresh random number. Drawing it "
                    "from p_i, from q_i − p_i, from another row, or with the uniform that decided the "
                    "rejection (it is conditioned to be ≥ p/q) gives this pattern.")
-BONUS_HINT = ("when all k drafts are accepted, the bonus token comes from the last target row "
-              "p_k (target_dists[k]), not from p_(k−1) and not from a residual.")
+BONUS_HINT = ("when all k drafts are accepted, the bonus token is the target's prediction after the "
+              "last draft, drawn from the target's own distribution, not from a residual.",
+              "that is the last target row p_k (target_dists[k]), not p_(k−1).")
 
 
 @functools.cache
