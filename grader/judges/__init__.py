@@ -13,5 +13,8 @@ which costs that submission time, never a different verdict.
 Every check's expected values are here: the exact laws (``grader.oracle``'s ``laws``,
 ``acceptance``, ``verifier_laws``, ``tree_laws``), the reference's outputs and the
 formulas. A judge shared by several checks is called by a dotted name
-(``check.judge("loop_properties.law_tests", ...)``).
+(``check.judge("loop_properties.law_tests", ...)``). Where a learner's value is not the right
+one, ``mistakes.named_mistake`` names the usual mistake that gives it, if one does (KL's
+directions swapped, a sum where a mean is meant, log-probabilities where probabilities are,
+a temperature left out or applied twice, the axes transposed).
 """
