@@ -5,8 +5,9 @@ command line starts without loading torch.
 
 Layout, by the part each package plays:
 
-- the fronts: ``cli`` (``grader check|list|bench|demo|grade|audit``), ``notebook`` (``check()``
-  in a notebook), ``grade`` (a class graded for an instructor), ``progress`` (statuses);
+- the fronts: ``cli`` (``grader check|list|bench|demo|grade|audit|release|autograder``),
+  ``notebook`` (``check()`` in a notebook), ``grade`` (a class graded for an instructor),
+  ``progress`` (statuses);
 - shared records: ``sources`` (the course's code run from verified source only),
   ``exercises`` (the table of exercises, and the names the course's packages export),
   ``verdict`` (verdicts and their text), ``wire`` (what may cross from the runner to the
@@ -29,7 +30,9 @@ Layout, by the part each package plays:
 - ``models/``: the shipped pair (``models/shipped/``), its corpus, the synthetic pair;
 - ``selftest/``: the grader's tests of itself: mutants each check must catch, valid
   variants it must pass, and checks run in one process for the test suite;
-- ``release/``: what the course hands its learners: ``lessons/`` written from ``solutions/``.
+- ``release/``: what the course hands out: ``lessons/`` written from ``solutions/``, a release
+  for learners (with or without ``solutions/``), and the Gradescope autograder, whose
+  ``run_autograder`` runs ``grader grade`` as a command.
 
 What may import what (tests/test_layout.py holds the code to it): the oracle, observers,
 models and shared records import no other part; the checks import only those (and the

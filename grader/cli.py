@@ -1,4 +1,5 @@
-"""The `grader` command: check exercises, list progress, bench, demo and audit samplers."""
+"""The `grader` command: check exercises, list progress, bench, demo and audit samplers, grade a
+class, release the course and build its Gradescope autograder."""
 import time
 
 STARTED = time.monotonic()  # before the imports below: they are part of what a check costs
@@ -13,6 +14,7 @@ from grader.bench import NEW_TOKENS, PROMPTS, QUICK_NEW_TOKENS, QUICK_PROMPTS  #
 from grader.bench.timing import DEFAULT_THREADS  # noqa: E402
 from grader.decider import GraderFilesChanged, run_isolated, sandbox  # noqa: E402
 from grader.implementation import DEFAULT_IMPL  # noqa: E402
+from grader.release import autograder, student  # noqa: E402
 from grader.verdict import format_text, to_json  # noqa: E402
 
 DEFAULT_SEED = 0
@@ -76,6 +78,13 @@ def build_parser() -> argparse.ArgumentParser:
                                 "with the power of the draws stated")
     from grader.audit.command import add_arguments as add_audit_arguments
     add_audit_arguments(audit)
+
+    release = commands.add_parser("release", help="write the course for learners into OUT (lessons/ "
+                                  "written from solutions/), with or without solutions/")
+    student.add_arguments(release)
+    zipped = commands.add_parser("autograder", help="write a Gradescope autograder zip (setup.sh, "
+                                 "run_autograder with a private seed, the course)")
+    autograder.add_arguments(zipped)
     return parser
 
 
@@ -179,6 +188,10 @@ def entry() -> None:
 
 
 def run_command(parser: argparse.ArgumentParser, args) -> int:
+    missing = student.missing_reference(args.command)
+    if missing:
+        print(f"✘ {missing}", file=sys.stderr)
+        return 1
     if args.command in ("check", "list"):
         try:
             implementation.locate(args.impl)
@@ -197,6 +210,10 @@ def run_command(parser: argparse.ArgumentParser, args) -> int:
     if args.command == "audit":
         from grader.audit.command import run
         return run(subparser(parser, "audit"), args)
+    if args.command == "release":
+        return student.run(subparser(parser, "release"), args)
+    if args.command == "autograder":
+        return autograder.run(subparser(parser, "autograder"), args)
     return check(subparser(parser, "check"), args)
 
 

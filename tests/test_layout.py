@@ -31,7 +31,8 @@ ALLOWED = {  # part -> the grader's parts and course packages it may import
     "audit": {"checks", "implementation", "models", "oracle", "solutions"},
     "selftest": {"checks", "decider", "exercises", "implementation", "observers", "runner", "verdict"},
     **{front: {"audit", "bench", "checks", "decider", "exercises", "implementation", "meanwhile", "models",
-               "observers", "progress", "grade", "notebook", "cli", "sources", "verdict"} for front in FRONTS},
+               "observers", "progress", "grade", "notebook", "cli", "release", "sources", "verdict"}
+       for front in FRONTS},
 }
 
 

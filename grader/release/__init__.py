@@ -1,1 +1,3 @@
-"""What the course hands its learners, built from the reference: ``lessons`` (``lessons.py``)."""
+"""What the course hands out, built from the reference: ``lessons/`` (``lessons.py``), a
+release for learners (``student.py``, from the course's files: ``course.py``) and a Gradescope
+autograder (``autograder.py``, whose ``run_autograder`` runs ``gradescope.py``)."""

@@ -1,0 +1,71 @@
+"""What an autograder's ``run_autograder`` runs on Gradescope, for one submission.
+
+Gradescope lays out a folder (``/autograder``): ``source/`` (the autograder zip, unpacked),
+``submission/`` (the learner's files), ``submission_metadata.json``, and ``results/``, where it
+reads ``results.json``. This finds the learner's ``lessons/`` (at the submission's top, or one
+folder down, where a zip of a folder unpacks it), grades it with ``grader grade`` (sandboxed,
+unless the zip was built with ``--no-sandbox``), and makes sure ``results.json`` says
+something: where no submission was found or grading stopped before writing it, a result with
+no credit says why. ``python -m grader.release.gradescope FOLDER --seed S [--exercises ...]``.
+"""
+import argparse
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+NO_LESSONS = ("Your submission holds no lessons/ package (lessons/__init__.py at its top, or one folder "
+              "down): hand in your lessons/ folder, zipped, or the repository that holds it.")
+SAID = 3000  # characters of the grader's own output a failure's result shows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader.release.gradescope", description=__doc__.split("\n")[0])
+    parser.add_argument("folder", type=Path, help="Gradescope's folder (/autograder)")
+    parser.add_argument("--seed", type=int, required=True, help="the instructor's private seed")
+    parser.add_argument("--exercises", nargs="+", default=[], help="the exercises graded (default: all)")
+    parser.add_argument("--no-sandbox", action="store_true", help="grade without the sandbox (said in the results)")
+    args = parser.parse_args(argv)
+    results = args.folder / "results" / "results.json"
+    results.parent.mkdir(parents=True, exist_ok=True)
+    found = lessons_folder(args.folder / "submission")
+    if found is None:
+        fail(results, NO_LESSONS)
+        return 0
+    command = [sys.executable, "-m", "grader", "grade", str(found), "--gradescope", str(results),
+               "--seed", str(submission_seed(args.seed, args.folder / "submission_metadata.json")),
+               *(["--exercises", *args.exercises] if args.exercises else []),
+               *(["--no-sandbox"] if args.no_sandbox else [])]
+    graded = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    print(graded.stdout, end="")  # Gradescope shows it to the instructor
+    if not results.is_file():
+        fail(results, f"The grader stopped before it wrote your results (exit code {graded.returncode}); "
+                      f"tell your instructor. It said:\n{graded.stdout[-SAID:]}")
+    return 0
+
+
+def lessons_folder(submission: Path) -> Path | None:
+    """The folder holding the learner's ``lessons/``: the submission itself, or a folder in it."""
+    candidates = [submission, *sorted(p for p in submission.iterdir() if p.is_dir())] if submission.is_dir() else []
+    return next((c for c in candidates if (c / "lessons" / "__init__.py").is_file()), None)
+
+
+def submission_seed(seed: int, metadata: Path) -> int:
+    """The seed of this submission's draws: the private ``seed`` mixed with Gradescope's id of
+    the submission, so that each submission draws afresh (a chance failure of correct code is
+    not repeated on resubmitting it) and grading it again draws the same."""
+    try:
+        submission = json.loads(metadata.read_text()).get("id", "")
+    except (OSError, ValueError, AttributeError):  # no metadata (graded outside Gradescope)
+        submission = ""
+    return int.from_bytes(hashlib.sha256(f"{seed}/{submission}".encode()).digest()[:8], "little")
+
+
+def fail(results: Path, why: str) -> None:
+    """A results.json that gives no credit and says why."""
+    results.write_text(json.dumps({"score": 0.0, "output": why}, indent=2))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
