@@ -18,6 +18,7 @@ NAMED = {  # mutant -> the name its verdict's text must give its mistake
     "distill_temperature_twice": "divided by the temperature twice",
     "distill_logits_not_log_probabilities": "the formula on raw logits",
     "distill_tv_without_half": "twice the formula: total variation has a ½",
+    "distill_jsd_m_not_halved": "the JSD with m = p + q",
     "temperature_ignored": "the temperature is left out",
     "temperature_applied_twice": "divided by the temperature twice",
     "processor_log_softmax": "log-probabilities (log_softmax) where probabilities are meant",

@@ -61,6 +61,6 @@ def independence(check: CheckRun, outputs: list, target, case) -> None:
     law = laws.marginal(sequence_law(target, case.prompts[0], case.length, case.processor, case.eos), 1)
     pairs = [(run[0][1], run[1][1]) for run in outputs]
     check.test(f"two rows with one prompt are independent ({case!r})",
-               stats.goodness_of_fit(pairs, laws.product(law, law), "pair of second tokens"),
+               stats.goodness_of_fit(pairs, laws.product(law, law), "second-token pair"),
                "rows share forwards, never random numbers: draw each row's uniforms and "
                "samples with their own noise")

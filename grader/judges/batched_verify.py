@@ -22,10 +22,10 @@ def laws_of_rows(check: CheckRun, batch: list, outcomes: list[list[tuple]]) -> N
                           verifier_laws.accepted_count_law(case.p, case.q))
     check.test(f"{case.name} and its twin row: accepted counts independent",
                stats.goodness_of_fit([(len(a) - 1, len(b) - 1) for a, b in zip(first, twin)],
-                                     counts, "pair of accepted counts", **LAW_TEST),
+                                     counts, "accepted-count pair", **LAW_TEST),
                INDEPENDENCE_HINT)
     tokens = laws.product(verifier_laws.first_token_law(case.p), verifier_laws.first_token_law(case.p))
     check.test(f"{case.name} and its twin row: first tokens independent",
                stats.goodness_of_fit([(a[0], b[0]) for a, b in zip(first, twin)], tokens,
-                                     "pair of first tokens", **LAW_TEST),
+                                     "first-token pair", **LAW_TEST),
                INDEPENDENCE_HINT)

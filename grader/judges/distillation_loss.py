@@ -74,8 +74,8 @@ def per_position(log_p: torch.Tensor, log_q: torch.Tensor, kind: str) -> torch.T
 def named_mistake(value: float, target_logits, draft_logits, kind: str, temperature: float) -> str:
     """"; yours equals <mistake>" where a wrong value is the formula with a usual mistake, ""
     otherwise: another kind (KL's directions swapped), a sum over positions, a mean over the
-    vocabulary, raw logits taken for log-probabilities, twice the value, a temperature left
-    out, multiplied in or applied twice."""
+    vocabulary, raw logits taken for log-probabilities, twice the value, the JSD's ``m``
+    without its ½, a temperature left out, multiplied in or applied twice."""
     def at(t: float) -> float:
         return float(expected_value(target_logits, draft_logits, kind, t))
 
@@ -92,6 +92,8 @@ def named_mistake(value: float, target_logits, draft_logits, kind: str, temperat
                     float(per_position(target_logits / temperature, draft_logits / temperature, kind).mean())),
                    ("twice the formula" + (": total variation has a ½ in front" if kind == "total_variation" else ""),
                     2 * right)]
+    if kind == "jsd":  # KL(p‖p + q) = KL(p‖m) − log 2
+        candidates.append(("the JSD with m = p + q: log m is logaddexp(log p, log q) − log 2", right - math.log(2.0)))
     return mistakes.named_mistake(value, right, candidates + mistakes.temperature_mistakes(at, temperature), 1e-9)
 
 
