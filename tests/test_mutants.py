@@ -41,6 +41,7 @@ NAMED = {  # mutant -> the name its verdict's text must give its mistake
     "greedy_next_row": "each draft compared with the argmax of the next row",
     "distill_logits_one_late": "a step whose drafter logits are one position late",
     "distill_no_zero_grad": "steps whose gradients accumulate",
+    "distill_no_clipping": "a step whose gradient is not clipped to norm 1",
 }
 
 

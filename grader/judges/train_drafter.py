@@ -29,11 +29,21 @@ LATE_HINT = ("logits[:, t] predicts token t + 1, so the drafter's predictions of
 ACCUMULATE_HINT = ("each step must follow its own gradient: backward() adds to .grad, so what earlier steps "
                    "left there makes every step follow the sum of all the gradients so far.",
                    "clear the gradients before each backward: optimizer.zero_grad().")
+CLIP_HINT = ("a step's gradient is clipped before the optimiser uses it: one unlucky batch must not throw "
+             "the drafter far.",
+             "torch.nn.utils.clip_grad_norm_(drafter.parameters(), 1.0) between loss.backward() and "
+             "optimizer.step().")
 REPORT_HINT = ("α at a step is the acceptance the drafter, as it is then, would get along held-out text: "
                "positions it never trained on, continued by the target once, before training.",
                "the mean of expected_acceptance(p, q) over the held-out rows continued LENGTH tokens by the "
                "target (sampled once, before training) and every continuation position, q from the drafter "
                "as it is at that step, in eval mode.")
+
+
+ONE_STEP_BUGS = {  # reference_steps' keyword -> what its weights are, and the hint that fixes it
+    "late": ("those of a step whose drafter logits are one position late", LATE_HINT),
+    "unclipped": ("those of a step whose gradient is not clipped to norm 1", CLIP_HINT),
+}
 
 
 def steps(check: CheckRun, target, row: torch.Tensor, kind: str, got: dict) -> None:
@@ -43,18 +53,23 @@ def steps(check: CheckRun, target, row: torch.Tensor, kind: str, got: dict) -> N
     _, start = models()
     expected = {steps: reference_steps(start, target, row, steps, kind) for steps in (1, 3)}
     gap = {steps: difference(got[steps], expected[steps]) for steps in (1, 3)}
-    late = accumulated = ""
+    named = accumulated = ""
+    one_step_hint = STEP_HINT
     if gap[1] > STEP_TOLERANCE:
-        late = mistakes.named_mistake(got[1], expected[1], [(
-            "those of a step whose drafter logits are one position late",
-            reference_steps(start, target, row, 1, kind, late=True))], STEP_TOLERANCE, lead=", and equal ")
+        for bug, (what, hint) in ONE_STEP_BUGS.items():
+            named = mistakes.named_mistake(got[1], expected[1], [(
+                what, reference_steps(start, target, row, 1, kind, **{bug: True}))], STEP_TOLERANCE,
+                lead=", and equal ")
+            if named:
+                one_step_hint = hint
+                break
     elif gap[3] > STEP_TOLERANCE:
         accumulated = mistakes.named_mistake(got[3], expected[3], [(
             "those of steps whose gradients accumulate",
             reference_steps(start, target, row, 3, kind, accumulate=True))], STEP_TOLERANCE, lead=", and equal ")
     check.require(f"one step is the contract's step ({kind})", gap[1] <= STEP_TOLERANCE,
-                  f"after one step the drafter's weights differ from the contract's by up to {gap[1]:.3g}{late}",
-                  LATE_HINT if late else STEP_HINT)
+                  f"after one step the drafter's weights differ from the contract's by up to {gap[1]:.3g}{named}",
+                  one_step_hint)
     check.require(f"three steps, each with its own gradient ({kind})",
                   gap[3] <= STEP_TOLERANCE or gap[1] > STEP_TOLERANCE,
                   f"after three steps the drafter's weights differ from the contract's by up to {gap[3]:.3g}"
@@ -62,9 +77,10 @@ def steps(check: CheckRun, target, row: torch.Tensor, kind: str, got: dict) -> N
 
 
 def reference_steps(drafter, target, row: torch.Tensor, steps: int, kind: str, late: bool = False,
-                    accumulate: bool = False) -> dict:
+                    accumulate: bool = False, unclipped: bool = False) -> dict:
     """The weights of a copy of ``drafter`` after ``steps`` of the contract's steps on batches
-    of ``row`` ``[P + LENGTH]`` repeated; ``late`` and ``accumulate`` make the two known bugs."""
+    of ``row`` ``[P + LENGTH]`` repeated; ``late``, ``accumulate`` and ``unclipped`` make the
+    known bugs."""
     drafter = copy.deepcopy(drafter)
     ids = row.expand(SETTINGS["batch_size"], -1)
     start = PROMPT_LENGTH - 1 + int(late)
@@ -77,7 +93,8 @@ def reference_steps(drafter, target, row: torch.Tensor, steps: int, kind: str, l
         if not accumulate:
             optimizer.zero_grad(set_to_none=True)
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(drafter.parameters(), 1.0)
+        if not unclipped:
+            torch.nn.utils.clip_grad_norm_(drafter.parameters(), 1.0)
         optimizer.step()
     return parameters_of(drafter)
 
