@@ -67,8 +67,8 @@ def run(parser, args) -> int:
     except course.ReleaseError as exc:
         parser.error(str(exc))
     graded = ", ".join(args.exercises) if args.exercises else "every exercise"
-    print(f"wrote {args.out}: setup.sh, run_autograder ({graded}, private seed {seed}"
-          f"{', UNSANDBOXED' if args.no_sandbox else ''}) and course/ ({', '.join(GRADING)}). "
+    print(f"wrote {args.out}: setup.sh, run_autograder ({graded}, {'your' if args.seed is not None else 'a new'} "
+          f"private seed{', UNSANDBOXED' if args.no_sandbox else ''}) and course/ ({', '.join(GRADING)}). "
           "Upload it as the assignment's autograder; it holds the reference and the seed, so keep it "
           "from learners.")
     return 0
