@@ -201,7 +201,7 @@ def run_command(parser: argparse.ArgumentParser, args) -> int:
         return list_exercises(args.impl)
     if args.command == "bench":
         from grader.bench.command import run
-        return run(args)
+        return run(args, STARTED)
     if args.command == "demo":
         from grader.bench.demo import run
         return run(args)
