@@ -277,9 +277,10 @@ def step_ms(model, prompt: list[int], device: str, repeats: int = 30) -> float:
 
 
 def run_bench(setup: Setup, gammas: list[int], repeats: int, sweep_repeats: int, hf: bool,
-              phases: Phases) -> dict:
+              phases: Phases | None = None) -> dict:
     """The sweep over ``gammas`` picks the best γ; then all methods are compared at it.
-    Each phase is timed with the load it ran under (``phases``)."""
+    Each phase is timed with the load it ran under (``phases``: the command's, or its own)."""
+    phases = phases or Phases("bench")
     with phases("γ sweep"), tqdm(total=(len(gammas) + 1) * sweep_repeats, desc="bench: γ sweep", unit="run",
                                  leave=False) as progress:
         speculative(setup, gammas[0])(setup.prompts[0])  # warm-up: first calls allocate
