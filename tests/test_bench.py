@@ -133,8 +133,8 @@ def test_sweep_times_every_gamma_and_autoregressive_interleaved():
     with speedup.tqdm(total=6, disable=True) as progress:
         rows = speedup.sweep(setup, [1, 2], 2, progress)
     assert calls == [1, 2, "autoregressive", 2, "autoregressive", 1]
-    assert rows[1]["tokens_per_target_call"] == 2.0 and rows[2]["acceptance_rate"] == 0.5
-    assert rows[2]["speedup_vs_autoregressive"] > 0
+    assert rows[1].tokens_per_target_call == 2.0 and rows[2].acceptance_rate == 0.5
+    assert rows[2].speedup_vs_autoregressive > 0
 
 
 def test_compile_cache_state():

@@ -26,6 +26,7 @@ import torch
 from tqdm import tqdm
 
 from grader.bench import speedup
+from grader.bench.results import BatchReport, BatchRow
 from solutions.batched import Lane, left_padded
 from solutions.speculative import speculative_generate
 
@@ -101,7 +102,7 @@ def methods(setup: speedup.Setup, batched_generate, gamma: int, outputs: list, s
 
 
 def run_batches(setup: speedup.Setup, batched_generate, sizes: list[int], gamma: int,
-                repeats: int) -> dict:
+                repeats: int) -> BatchReport:
     """One row per batch size B: both methods' tokens/s over the batch, the speedup, the
     mean acceptance rate, and a target forward's time on ``[B, 1]`` and ``[B, γ+1]``;
     ``crossover_batch``: the smallest B whose speedup is at most 1 (None if none)."""
@@ -119,45 +120,38 @@ def run_batches(setup: speedup.Setup, batched_generate, sizes: list[int], gamma:
             ar, spec = timings.median("autoregressive"), timings.median("speculative")
             costs = forward_ms(setup.target, batches[0], (1, gamma + 1), setup.device)
             tokens = len(batches) * size * setup.new_tokens
-            row = {
-                "batch_size": size, "gamma": gamma,
-                "autoregressive_tokens_per_s": tokens / ar,
-                "speculative_tokens_per_s": tokens / spec,
-                "speedup": ar / spec,
+            rows.append(BatchRow(
+                batch_size=size, gamma=gamma, autoregressive_tokens_per_s=tokens / ar,
+                speculative_tokens_per_s=tokens / spec, speedup=ar / spec,
                 # over every row of every run, the warm-up's included (greedy: all alike)
-                "acceptance_rate": statistics.mean(r for _, rates in outputs for r in rates),
-                "target_step_ms": costs[1],
-                "verification_forward_ms": costs[gamma + 1],
-                "verification_step_ratio": costs[gamma + 1] / costs[1],
-            }
-            if "single" in runs:  # B = 1: the batched loop against lesson 4's loop
-                row["single_loop_tokens_per_s"] = tokens / timings.median("single")
-            rows.append(row)
-    crossover = next((row["batch_size"] for row in rows if row["speedup"] <= 1), None)
-    return {"batch": rows, "crossover_batch": crossover}
+                acceptance_rate=statistics.mean(r for _, rates in outputs for r in rates),
+                target_step_ms=costs[1], verification_forward_ms=costs[gamma + 1],
+                verification_step_ratio=costs[gamma + 1] / costs[1],
+                # B = 1: the batched loop against lesson 4's loop
+                single_loop_tokens_per_s=tokens / timings.median("single") if "single" in runs else None))
+    return BatchReport(rows, next((row.batch_size for row in rows if row.speedup <= 1), None))
 
 
-def print_batches(report: dict) -> None:
-    rows = report["batch"]
-    gamma = rows[0]["gamma"]
+def print_batches(report: BatchReport) -> None:
+    rows = report.batch
+    gamma = rows[0].gamma
     print(f"\nbatches (lesson 8): B prompts decoded together, speculative γ={gamma} against "
           "batched autoregressive decoding (tokens/s over the whole batch):")
     print(f"{'B':>3} {'autoregressive':>15} {'speculative':>12} {'speedup':>8} {'accept':>7} "
           f"{'step ms':>8} {'verify/step':>12}")
     for row in rows:
-        print(f"{row['batch_size']:>3} {row['autoregressive_tokens_per_s']:>15.1f} "
-              f"{row['speculative_tokens_per_s']:>12.1f} {row['speedup']:>7.2f}x "
-              f"{row['acceptance_rate']:>7.3f} {row['target_step_ms']:>8.1f} "
-              f"{row['verification_step_ratio']:>11.2f}x")
+        print(f"{row.batch_size:>3} {row.autoregressive_tokens_per_s:>15.1f} {row.speculative_tokens_per_s:>12.1f} "
+              f"{row.speedup:>7.2f}x {row.acceptance_rate:>7.3f} {row.target_step_ms:>8.1f} "
+              f"{row.verification_step_ratio:>11.2f}x")
     print(f"(verify/step: a target forward scoring B·{gamma + 1} tokens over one scoring B, "
           f"after the prompts; a round pays while its tokens per row, about 1 + accept·{gamma}, "
           f"outweigh its cost in decode steps: that ratio plus {gamma} drafter forwards)")
-    single = next((row for row in rows if "single_loop_tokens_per_s" in row), None)
+    single = next((row for row in rows if row.single_loop_tokens_per_s is not None), None)
     if single is not None:
-        print(f"B = 1: the batched loop at {single['speculative_tokens_per_s']:.1f} tokens/s, "
-              f"speculative_generate(use_cache=True) at {single['single_loop_tokens_per_s']:.1f} "
-              f"({single['speculative_tokens_per_s'] / single['single_loop_tokens_per_s']:.2f}x)")
-    crossover = report["crossover_batch"]
+        print(f"B = 1: the batched loop at {single.speculative_tokens_per_s:.1f} tokens/s, "
+              f"speculative_generate(use_cache=True) at {single.single_loop_tokens_per_s:.1f} "
+              f"({single.speculative_tokens_per_s / single.single_loop_tokens_per_s:.2f}x)")
+    crossover = report.crossover_batch
     print(f"crossover: B = {crossover}, the smallest measured batch where speculation is no longer "
           "faster" if crossover is not None else "crossover: none, speculation is faster at every "
           "measured batch size")

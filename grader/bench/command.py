@@ -2,11 +2,14 @@
 import json
 import sys
 import time
+from dataclasses import dataclass
+from typing import NamedTuple
 
 import torch
 
 from grader import implementation
 from grader.bench import NEW_TOKENS, PROMPTS, QUICK_NEW_TOKENS, QUICK_PROMPTS, batches, speedup, tree_shapes
+from grader.bench.results import BenchResult, Comparison, Conditions, FastResult
 from grader.bench.timing import Phases, set_threads
 from grader.models import SHIPPED_DRAFTER, SHIPPED_TARGET, default_device, load_model, synthetic
 from grader.models.corpus import held_out_prompts
@@ -21,37 +24,63 @@ def parse_gammas(text: str) -> list[int]:
     return [int(g) for g in text.split(",")]
 
 
-def build_setup(args, fast: bool):
-    device = args.device or default_device()
-    dtype = DTYPES[args.dtype]
-    sampling = implementation.load(args.impl, "sampling")
-    if args.target:
-        target, drafter = load_model(args.target, device, dtype), load_model(args.drafter or args.target, device, dtype)
-        tokenizer_source, names = args.target, (args.target, args.drafter)
-    elif args.pair == "shipped":
-        target, drafter = load_model(SHIPPED_TARGET, device, dtype), load_model(SHIPPED_DRAFTER, device, dtype)
-        tokenizer_source, names = SHIPPED_TARGET, ("shipped target", "shipped drafter")
-    else:
-        target, drafter = synthetic.synthetic_pair(args.layers, args.hidden, args.divergence,
-                                                   device=device, dtype=dtype)
-        tokenizer_source = SHIPPED_TARGET
-        names = (f"synthetic {args.layers}x{args.hidden} (divergence {args.divergence})",
-                 "its first layer")
+@dataclass(frozen=True)
+class Sizes:
+    """How much the bench runs, with --quick's defaults resolved."""
+    prompts: int
+    new_tokens: int  # per prompt
+    repeats: int  # timed repetitions of the methods, the trees and the batches
+    sweep_repeats: int  # timed repetitions of the γ sweep
+    fast: bool  # lesson 7's loops timed too
+
+
+def resolve_sizes(quick: bool, prompts: int | None, new_tokens: int | None, repeats: int, fast: bool | None) -> Sizes:
+    """The sizes asked for; those not given (None) are the full bench's, or --quick's."""
+    return Sizes(prompts=(QUICK_PROMPTS if quick else PROMPTS) if prompts is None else prompts,
+                 new_tokens=(QUICK_NEW_TOKENS if quick else NEW_TOKENS) if new_tokens is None else new_tokens,
+                 repeats=2 if quick else repeats, sweep_repeats=1 if quick else 2,
+                 fast=not quick if fast is None else fast)
+
+
+class Pair(NamedTuple):
+    target: object
+    drafter: object
+    tokenizer_source: str
+    target_name: str  # as the report prints them
+    drafter_name: str | None  # None: the target drafts for itself (--target without --drafter)
+
+
+def load_pair(pair: str, target: str | None, drafter: str | None, synthetic_shape: tuple[int, int, float],
+              device: str, dtype: torch.dtype) -> Pair:
+    """``target`` (and ``drafter``, else the target again) when named; else the ``pair``:
+    "shipped", or "synthetic" of ``synthetic_shape`` = (layers, hidden, divergence)."""
+    if target:
+        return Pair(load_model(target, device, dtype), load_model(drafter or target, device, dtype), target,
+                    target, drafter)
+    if pair == "shipped":
+        return Pair(load_model(SHIPPED_TARGET, device, dtype), load_model(SHIPPED_DRAFTER, device, dtype),
+                    SHIPPED_TARGET, "shipped target", "shipped drafter")
+    layers, hidden, divergence = synthetic_shape
+    return Pair(*synthetic.synthetic_pair(layers, hidden, divergence, device=device, dtype=dtype), SHIPPED_TARGET,
+                f"synthetic {layers}x{hidden} (divergence {divergence})", "its first layer")
+
+
+def build_setup(pair: Pair, impl: str, prompts: int, new_tokens: int, sampling: bool, device: str,
+                fast: speedup.FastLoops | None) -> speedup.Setup:
+    """``impl``'s generate functions on ``pair``, over ``prompts`` held-out prompts."""
     from transformers import AutoTokenizer
 
-    tokenizer = AutoTokenizer.from_pretrained(tokenizer_source)
-    processor = (sampling.MultinomialProcessor(temperature=1.0) if args.sampling
-                 else sampling.GreedyProcessor())
-    setup = speedup.Setup(target, drafter, held_out_prompts(tokenizer, args.prompts), args.new_tokens,
-                          processor, implementation.load(args.impl, "autoregressive").autoregressive_generate,
-                          implementation.load(args.impl, "speculative").speculative_generate, device)
-    if fast:
-        loops = implementation.load(args.impl, "fast")
-        setup.fast_generate = loops.fast_speculative_generate
-        setup.fast_autoregressive_generate = loops.fast_autoregressive_generate
-        setup.compile = not args.no_compile
-        setup.fast_gamma = args.fast_gamma
-    return setup, names
+    tokenizer = AutoTokenizer.from_pretrained(pair.tokenizer_source)
+    processors = implementation.load(impl, "sampling")
+    processor = processors.MultinomialProcessor(temperature=1.0) if sampling else processors.GreedyProcessor()
+    return speedup.Setup(pair.target, pair.drafter, held_out_prompts(tokenizer, prompts), new_tokens, processor,
+                         implementation.load(impl, "autoregressive").autoregressive_generate,
+                         implementation.load(impl, "speculative").speculative_generate, device, fast)
+
+
+def fast_loops(impl: str, compile: bool, gamma: int | None) -> speedup.FastLoops:
+    loops = implementation.load(impl, "fast")
+    return speedup.FastLoops(loops.fast_speculative_generate, loops.fast_autoregressive_generate, compile, gamma)
 
 
 def run(args, started: float) -> int:
@@ -59,128 +88,137 @@ def run(args, started: float) -> int:
     startup = time.monotonic() - started
     print(f"bench: start-up (Python, torch, transformers) took {startup:.1f} s", file=sys.stderr)
     threads = set_threads(args.threads)
-    if args.prompts is None:
-        args.prompts = QUICK_PROMPTS if args.quick else PROMPTS
-    if args.new_tokens is None:
-        args.new_tokens = QUICK_NEW_TOKENS if args.quick else NEW_TOKENS
-    fast = not args.quick if args.fast is None else args.fast
+    sizes = resolve_sizes(args.quick, args.prompts, args.new_tokens, args.repeats, args.fast)
     torch.manual_seed(0)
-    repeats, sweep_repeats = (2, 1) if args.quick else (args.repeats, 2)
+    trees = batch_report = None
     with Phases("bench") as phases:
         with phases("setup"):
-            setup, (target_name, drafter_name) = build_setup(args, fast)
-        result = speedup.run_bench(setup, parse_gammas(args.gammas), repeats, sweep_repeats, not args.no_hf,
-                                   phases)
+            device = args.device or default_device()
+            pair = load_pair(args.pair, args.target, args.drafter, (args.layers, args.hidden, args.divergence),
+                             device, DTYPES[args.dtype])
+            fast = fast_loops(args.impl, not args.no_compile, args.fast_gamma) if sizes.fast else None
+            setup = build_setup(pair, args.impl, sizes.prompts, sizes.new_tokens, args.sampling, device, fast)
+        comparison = speedup.run_bench(setup, parse_gammas(args.gammas), sizes.repeats, sizes.sweep_repeats,
+                                       not args.no_hf, phases)
         if args.trees:
             with phases("trees"):
-                trees = implementation.load(args.impl, "trees").tree_speculative_generate
-                result["trees"] = tree_shapes.run_trees(setup, trees, repeats)
+                trees = tree_shapes.run_trees(setup, implementation.load(args.impl, "trees").tree_speculative_generate,
+                                              sizes.repeats)
         if args.batch:  # at the γ the sweep found best at batch 1
             with phases("batches"):
-                batched = implementation.load(args.impl, "batched").batched_speculative_generate
-                result.update(batches.run_batches(setup, batched, args.batch, result["gamma"], repeats))
-    result.update(device=str(setup.device), processor=repr(setup.processor), target=target_name,
-                  drafter=drafter_name, prompts=len(setup.prompts), new_tokens=setup.new_tokens,
-                  torch_threads=threads, quick=args.quick, startup_seconds=startup,
-                  phases=phases.report(), load=phases.whole.report(), warning=phases.warning())
-    if torch.cuda.is_available() and str(setup.device).startswith("cuda"):
-        result["device_name"] = torch.cuda.get_device_name()
+                batch_report = batches.run_batches(
+                    setup, implementation.load(args.impl, "batched").batched_speculative_generate, args.batch,
+                    comparison.gamma, sizes.repeats)
+    result = BenchResult(comparison, conditions(setup, pair, threads, args.quick, startup, phases),
+                         trees, batch_report)
     print_report(result)
-    if args.trees:
-        tree_shapes.print_trees(result["trees"])
-    if args.batch:
-        batches.print_batches(result)
+    if trees is not None:
+        tree_shapes.print_trees(trees)
+    if batch_report is not None:
+        batches.print_batches(batch_report)
     print(f"\nstart-up (Python, torch, transformers) {startup:.1f} s, then:")
     print(phases.table())
     if args.plot:
-        plot_sweep(result, args.plot)
+        plot_sweep(comparison, result.conditions.target, args.plot)
         print(f"γ sweep plot: {args.plot}")
     if args.json:
-        print(json.dumps(result))
+        print(json.dumps(result.to_json()))
     return 0
 
 
-def print_report(result: dict) -> None:
-    print(f"target: {result['target']}; drafter: {result['drafter']}; device {result['device']} "
-          f"({result['torch_threads']} torch threads); {result['processor']}; "
-          f"{result['prompts']} prompts x {result['new_tokens']} new tokens")
-    print(f"α (Σ min(p, q) along the text) = {result['alpha']:.3f}; cost ratio c = "
-          f"{result['cost_ratio_c']:.3f}; best γ = {result['gamma']}")
+def conditions(setup: speedup.Setup, pair: Pair, threads: int, quick: bool, startup: float,
+               phases: Phases) -> Conditions:
+    """What ``setup`` timed on which device, and the load each of ``phases`` ran under."""
+    cuda = torch.cuda.is_available() and str(setup.device).startswith("cuda")
+    return Conditions(device=str(setup.device), processor=repr(setup.processor), target=pair.target_name,
+                      drafter=pair.drafter_name, prompts=len(setup.prompts), new_tokens=setup.new_tokens,
+                      torch_threads=threads, quick=quick, startup_seconds=startup, phases=phases.report(),
+                      load=phases.whole.report(), warning=phases.warning(),
+                      device_name=torch.cuda.get_device_name() if cuda else None)
+
+
+def print_report(result: BenchResult) -> None:
+    run, bench = result.conditions, result.comparison
+    print(f"target: {run.target}; drafter: {run.drafter}; device {run.device} ({run.torch_threads} torch threads); "
+          f"{run.processor}; {run.prompts} prompts x {run.new_tokens} new tokens")
+    print(f"α (Σ min(p, q) along the text) = {bench.alpha:.3f}; cost ratio c = {bench.cost_ratio_c:.3f}; "
+          f"best γ = {bench.gamma}")
     print(f"\n{'method':<28} {'tokens/s':>9} {'seconds':>8}")
-    for method, seconds in result["seconds"].items():
-        print(f"{method:<28} {result['tokens_per_second'][method]:>9.1f} {seconds:>8.2f}")
+    for method, seconds in bench.seconds.items():
+        print(f"{method:<28} {bench.tokens_per_second[method]:>9.1f} {seconds:>8.2f}")
     print(f"\n{'γ':>2} {'speedup':>8} {'theory':>7} {'tokens/call':>12} {'theory':>7} {'cut':>6} {'along':>6} {'accept':>7}")
-    for gamma, row in result["sweep"].items():
-        print(f"{gamma:>2} {row['speedup_vs_autoregressive']:>7.2f}x {row['theory_speedup']:>6.2f}x "
-              f"{row['tokens_per_target_call']:>12.2f} {row['theory_tokens_per_target_call']:>7.2f} "
-              f"{row['length_limited_theory_tokens_per_target_call']:>6.2f} "
-              f"{row['predicted_tokens_per_target_call']:>6.2f} {row['acceptance_rate']:>7.3f}")
+    for gamma, row in bench.sweep.items():
+        print(f"{gamma:>2} {row.speedup_vs_autoregressive:>7.2f}x {row.theory_speedup:>6.2f}x "
+              f"{row.tokens_per_target_call:>12.2f} {row.theory_tokens_per_target_call:>7.2f} "
+              f"{row.length_limited_theory_tokens_per_target_call:>6.2f} "
+              f"{row.predicted_tokens_per_target_call:>6.2f} {row.acceptance_rate:>7.3f}")
     print("(tokens/call theory: one α for every position, every round drafts γ; cut: one α, rounds cut "
           "short by the length limit; along: the α of each position, rounds cut)")
-    parts = result["time_breakdown"]
-    print(f"\nwhere the time goes (speculative γ={result['gamma']}, all prompts, {parts['total']:.2f} s):")
-    for part in ("target forwards", "drafter forwards", "loop (sampling, verification, bookkeeping)"):
-        print(f"  {part:<44} {parts[part]:>7.2f} s {100 * parts[part] / parts['total']:>5.1f}%")
-    print(f"  one verification forward ({result['gamma'] + 1} tokens) costs "
-          f"{result['verification_step_ratio']:.2f}x a decode step ({result['target_step_ms']:.1f} ms); "
+    breakdown = bench.time_breakdown
+    print(f"\nwhere the time goes (speculative γ={bench.gamma}, all prompts, {breakdown.total:.2f} s):")
+    for part, seconds in breakdown.parts().items():
+        print(f"  {part:<44} {seconds:>7.2f} s {100 * seconds / breakdown.total:>5.1f}%")
+    print(f"  one verification forward ({bench.gamma + 1} tokens) costs "
+          f"{bench.verification_step_ratio:.2f}x a decode step ({bench.target_step_ms:.1f} ms); "
           "the theory assumes 1x")
-    hf = result["speedup_vs_hf_assisted"]
-    print(f"\nspeculative γ={result['gamma']}: {result['speedup_vs_autoregressive']:.2f}x autoregressive"
+    hf = bench.speedup_vs_hf_assisted
+    print(f"\nspeculative γ={bench.gamma}: {bench.speedup_vs_autoregressive:.2f}x autoregressive"
           + (f", {hf:.2f}x HF assisted generation (its faster setting)" if hf else ""))
-    if result["fast"]:
-        print_fast(result["fast"])
-    elif result["quick"]:
+    if bench.fast:
+        print_fast(bench.fast)
+    elif run.quick:
         print("lesson 7's fast loops: not timed under --quick (compiling them from an empty cache takes "
               "about 100 s on a 2-core CPU); add --fast to time them too")
 
 
-def print_fast(fast: dict) -> None:
-    how = "compiled" if fast["compiled"] else "eager (--no-compile)"
-    hf = fast["speedup_vs_hf_assisted"]
-    print(f"fast speculative γ={fast['gamma']} (lesson 7, static caches, {how} steps): "
-          f"{fast['speedup_vs_autoregressive']:.2f}x autoregressive, "
-          f"{fast['speedup_vs_fast_autoregressive']:.2f}x the fast baseline"
+def print_fast(fast: FastResult) -> None:
+    how = "compiled" if fast.compiled else "eager (--no-compile)"
+    hf = fast.speedup_vs_hf_assisted
+    print(f"fast speculative γ={fast.gamma} (lesson 7, static caches, {how} steps): "
+          f"{fast.speedup_vs_autoregressive:.2f}x autoregressive, "
+          f"{fast.speedup_vs_fast_autoregressive:.2f}x the fast baseline"
           + (f", {hf:.2f}x HF assisted generation" if hf else "")
-          + f"; compiling took {fast['compile_seconds']:.1f} s (not in tokens/s)"
-          + (f" with a {fast['compile_cache']} compile cache ({fast['graphs_from_cache']} graphs from "
-             f"inductor's on-disk cache, {fast['graphs_compiled']} compiled)" if fast["compile_cache"] else ""))
-    print(f"fast decode step {fast['target_step_ms']:.2f} ms (sampling included) against a floor of "
-          f"{fast['floor_step_ms']:.2f} ms (weights and KV read once at the measured "
-          f"{fast['memory_bandwidth_gb_s']:.1f} GB/s): {fast['target_step_ms'] / fast['floor_step_ms']:.1f}x")
-    print(f"fast drafter step {fast['drafter_step_ms']:.2f} ms, c = {fast['cost_ratio_c']:.3f}: in theory "
-          f"{fast['theory_speedup_vs_fast_autoregressive']:.2f}x the fast baseline at γ={fast['gamma']} "
-          f"(measured {fast['speedup_vs_fast_autoregressive']:.2f}x); the theory's best γ is "
-          f"{fast['theory_best_gamma']}")
+          + f"; compiling took {fast.compile_seconds:.1f} s (not in tokens/s)"
+          + (f" with a {fast.compile_cache} compile cache ({fast.graphs_from_cache} graphs from "
+             f"inductor's on-disk cache, {fast.graphs_compiled} compiled)" if fast.compile_cache else ""))
+    print(f"fast decode step {fast.target_step_ms:.2f} ms (sampling included) against a floor of "
+          f"{fast.floor_step_ms:.2f} ms (weights and KV read once at the measured "
+          f"{fast.memory_bandwidth_gb_s:.1f} GB/s): {fast.target_step_ms / fast.floor_step_ms:.1f}x")
+    print(f"fast drafter step {fast.drafter_step_ms:.2f} ms, c = {fast.cost_ratio_c:.3f}: in theory "
+          f"{fast.theory_speedup_vs_fast_autoregressive:.2f}x the fast baseline at γ={fast.gamma} "
+          f"(measured {fast.speedup_vs_fast_autoregressive:.2f}x); the theory's best γ is "
+          f"{fast.theory_best_gamma}")
 
 
-def plot_sweep(result: dict, path: str) -> None:
+def plot_sweep(bench: Comparison, target: str, path: str) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig = sweep_figure(result)
+    fig = sweep_figure(bench, target)
     fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
-def sweep_figure(result: dict):
-    """Measured speedup and tokens per target call against γ, each beside its theory."""
+def sweep_figure(bench: Comparison, target: str):
+    """Measured speedup and tokens per target call against γ, each beside its theory; the
+    title names the ``target`` model."""
     import matplotlib.pyplot as plt
 
-    gammas = list(result["sweep"])
-    rows = [result["sweep"][g] for g in gammas]
+    gammas = list(bench.sweep)
+    rows = list(bench.sweep.values())
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    left.plot(gammas, [r["speedup_vs_autoregressive"] for r in rows], "o-", label="measured")
-    left.plot(gammas, [r["theory_speedup"] for r in rows], "--", label="theory")
+    left.plot(gammas, [r.speedup_vs_autoregressive for r in rows], "o-", label="measured")
+    left.plot(gammas, [r.theory_speedup for r in rows], "--", label="theory")
     left.set(xlabel="γ (drafts per round)", ylabel="speedup over autoregressive", title="Speedup")
-    right.plot(gammas, [r["tokens_per_target_call"] for r in rows], "o-", label="measured")
-    right.plot(gammas, [r["theory_tokens_per_target_call"] for r in rows], "--", label="theory")
-    right.plot(gammas, [r["length_limited_theory_tokens_per_target_call"] for r in rows], ":",
+    right.plot(gammas, [r.tokens_per_target_call for r in rows], "o-", label="measured")
+    right.plot(gammas, [r.theory_tokens_per_target_call for r in rows], "--", label="theory")
+    right.plot(gammas, [r.length_limited_theory_tokens_per_target_call for r in rows], ":",
                label="theory, last rounds cut by the length limit")
     right.set(xlabel="γ (drafts per round)", ylabel="tokens per target call", title="Tokens per target call")
     for ax in (left, right):
         ax.legend()
         ax.grid(alpha=0.3)
-    fig.suptitle(f"{result['target']}, α = {result['alpha']:.2f}, c = {result['cost_ratio_c']:.2f}")
+    fig.suptitle(f"{target}, α = {bench.alpha:.2f}, c = {bench.cost_ratio_c:.2f}")
     fig.tight_layout()
     return fig

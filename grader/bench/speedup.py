@@ -11,7 +11,7 @@ Leviathan et al.: (1 − α^{γ+1}) / (1 − α) tokens per target call, and a s
 """
 import statistics
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import torch
 from tqdm import tqdm
@@ -19,26 +19,34 @@ from transformers import DynamicCache
 from transformers.utils import logging as transformers_logging
 
 from grader.bench import roofline
+from grader.bench.results import Comparison, FastResult, SweepRow, TimeBreakdown
 from grader.bench.timing import Phases
 from grader.observers.recording import RecordingModel
 
 NO_EOS = -1  # generation runs to max_gen_len, so every method emits the same count
 
 
-@dataclass
+@dataclass(frozen=True)
+class FastLoops:
+    """Lesson 7's loops, timed beside the rest when a ``Setup`` holds them."""
+    generate: object  # fast_speculative_generate
+    autoregressive_generate: object  # fast_autoregressive_generate
+    compile: bool = True  # the steps compiled (False: the same loops, eager)
+    gamma: int | None = None  # the fast speculative loop's γ; None: the eager sweep's best
+
+
+@dataclass(frozen=True)
 class Setup:
+    """What the bench times: the pair, the prompts and the functions under test."""
     target: object
     drafter: object
     prompts: list[list[int]]
-    new_tokens: int
+    new_tokens: int  # generated per prompt
     processor: object  # a solutions/lessons logits processor
     autoregressive_generate: object
     speculative_generate: object
     device: str
-    fast_generate: object = None  # lesson 7's fast_speculative_generate: timed too when given
-    fast_autoregressive_generate: object = None
-    compile: bool = True  # the fast loop's steps compiled (False: the same loop, eager)
-    fast_gamma: int | None = None  # the fast loop's γ; None: the eager sweep's best
+    fast: FastLoops | None = None
 
 
 @dataclass
@@ -66,21 +74,21 @@ def methods(setup: Setup, gamma: int, hf: bool) -> dict:
     if hf:
         found[f"HF assisted γ={gamma}"] = hf_assisted(setup, gamma, constant=True)
         found["HF assisted (its defaults)"] = hf_assisted(setup, gamma, constant=False)
-    if setup.fast_generate is not None:
-        found.update(fast_methods(setup, setup.fast_gamma or gamma))
+    if setup.fast is not None:
+        found.update(fast_methods(setup, setup.fast.gamma or gamma))
     return found
 
 
 def fast_methods(setup: Setup, gamma: int) -> dict:
     """Lesson 7's loops: a static cache per model and compiled steps."""
-    n, proc, compile = setup.new_tokens, setup.processor, setup.compile
+    n, proc, fast = setup.new_tokens, setup.processor, setup.fast
     return {
-        "fast autoregressive": lambda prompt: setup.fast_autoregressive_generate(
+        "fast autoregressive": lambda prompt: fast.autoregressive_generate(
             prompt, setup.target, max_gen_len=n, logits_processor=proc, eos_tokens_id=NO_EOS,
-            compile=compile),
-        f"fast speculative γ={gamma}": lambda prompt: setup.fast_generate(
+            compile=fast.compile),
+        f"fast speculative γ={gamma}": lambda prompt: fast.generate(
             prompt, setup.drafter, setup.target, gamma=gamma, logits_processor=proc,
-            max_gen_len=n, eos_tokens_id=NO_EOS, compile=compile)[0],
+            max_gen_len=n, eos_tokens_id=NO_EOS, compile=fast.compile)[0],
     }
 
 
@@ -166,13 +174,13 @@ class TimedModel:
 
 
 @torch.no_grad()
-def time_breakdown(setup: Setup, gamma: int) -> tuple[dict, list[list[int]]]:
+def time_breakdown(setup: Setup, gamma: int) -> tuple[TimeBreakdown, list[list[int]]]:
     """Where one speculative run over all prompts spends its time, in seconds; and the
     texts it generated (prompt + output).
 
     Target forwards (the prefill and one verification per round), drafter forwards (one
     per draft), and the rest: sampling, verification, cache roll-back and bookkeeping of
-    the loop itself. ``verification_forward_ms`` is the median target forward after each
+    the loop itself. ``verification_forward_ms``: the median target forward after each
     prompt's prefill; set against a decode step it shows what scoring γ + 1 tokens at
     once costs.
     """
@@ -189,22 +197,21 @@ def time_breakdown(setup: Setup, gamma: int) -> tuple[dict, list[list[int]]]:
             texts.append(prompt + ids)
     total = timed(generate_all, setup.device)
     verifications = [s for i, s in enumerate(target.samples) if i not in prefills]
-    parts = {"total": total, "target forwards": sum(target.samples),
-             "drafter forwards": sum(drafter.samples),
-             "target_calls": len(target.samples), "drafter_calls": len(drafter.samples),
-             "verification_forward_ms": 1000 * statistics.median(verifications)}
-    parts["loop (sampling, verification, bookkeeping)"] = (
-        total - parts["target forwards"] - parts["drafter forwards"])
-    return parts, texts
+    target_seconds, drafter_seconds = sum(target.samples), sum(drafter.samples)
+    return TimeBreakdown(total=total, target_forwards=target_seconds, drafter_forwards=drafter_seconds,
+                         target_calls=len(target.samples), drafter_calls=len(drafter.samples),
+                         verification_forward_ms=1000 * statistics.median(verifications),
+                         loop=total - target_seconds - drafter_seconds), texts
 
 
-def sweep(setup: Setup, gammas: list[int], repeats: int, progress: tqdm) -> dict:
+def sweep(setup: Setup, gammas: list[int], repeats: int, progress: tqdm) -> dict[int, SweepRow]:
     """Speculative decoding at each γ of ``gammas``, and autoregressive decoding, timed in
     the same interleaved repetitions (so a burst of other work slows them alike): per γ
     its median time, its speedup over autoregressive, and from the same runs the tokens
     emitted per target call and the mean acceptance rate. The target is wrapped to count
     its forwards (a Python call each, nothing next to a forward's cost); the prefill
-    forward, which emits the first token alone, is not a round."""
+    forward, which emits the first token alone, is not a round. The rows' theory is left
+    to ``analysis``."""
     recorders = {gamma: RecordingModel(setup.target) for gamma in gammas}
     outputs = {gamma: [] for gamma in gammas}
 
@@ -217,10 +224,8 @@ def sweep(setup: Setup, gammas: list[int], repeats: int, progress: tqdm) -> dict
     for gamma in gammas:
         rounds = len(recorders[gamma].forwards) - len(outputs[gamma])
         tokens = sum(len(ids) - 1 for ids, _ in outputs[gamma])
-        rows[gamma] = {"seconds": timings.median(gamma),
-                       "speedup_vs_autoregressive": timings.median("autoregressive") / timings.median(gamma),
-                       "tokens_per_target_call": tokens / rounds,
-                       "acceptance_rate": statistics.mean(rate for _, rate in outputs[gamma])}
+        rows[gamma] = SweepRow(timings.median(gamma), timings.median("autoregressive") / timings.median(gamma),
+                               tokens / rounds, statistics.mean(rate for _, rate in outputs[gamma]))
     return rows
 
 
@@ -277,7 +282,7 @@ def step_ms(model, prompt: list[int], device: str, repeats: int = 30) -> float:
 
 
 def run_bench(setup: Setup, gammas: list[int], repeats: int, sweep_repeats: int, hf: bool,
-              phases: Phases | None = None) -> dict:
+              phases: Phases | None = None) -> Comparison:
     """The sweep over ``gammas`` picks the best γ; then all methods are compared at it.
     Each phase is timed with the load it ran under (``phases``: the command's, or its own)."""
     phases = phases or Phases("bench")
@@ -285,7 +290,7 @@ def run_bench(setup: Setup, gammas: list[int], repeats: int, sweep_repeats: int,
                                  leave=False) as progress:
         speculative(setup, gammas[0])(setup.prompts[0])  # warm-up: first calls allocate
         rows = sweep(setup, gammas, sweep_repeats, progress)
-    gamma = min(rows, key=lambda g: rows[g]["seconds"])
+    gamma = min(rows, key=lambda g: rows[g].seconds)
     runs = methods(setup, gamma, hf)
     cache_before = compile_cache_counts()
     with phases("first calls"):  # the first call of each method warms it up; a fast loop's also compiles
@@ -297,14 +302,14 @@ def run_bench(setup: Setup, gammas: list[int], repeats: int, sweep_repeats: int,
                                  leave=False) as progress:
         timings = time_methods(setup, runs, repeats, progress)
     with phases("analysis"):  # α along the texts, step costs, where the time goes
-        result = analysis(setup, gamma, rows, timings)
-        if setup.fast_generate:
-            result["fast"] = fast_report(setup, timings, first_call, compile_cache, setup.fast_gamma or gamma,
-                                         result["alpha"])
-    return result
+        comparison = analysis(setup, gamma, rows, timings)
+        if setup.fast:
+            comparison = replace(comparison, fast=fast_report(setup, timings, first_call, compile_cache,
+                                                              setup.fast.gamma or gamma, comparison.alpha))
+    return comparison
 
 
-def analysis(setup: Setup, gamma: int, sweep_rows: dict, timings: Timings) -> dict:
+def analysis(setup: Setup, gamma: int, sweep_rows: dict[int, SweepRow], timings: Timings) -> Comparison:
     """The comparison at ``gamma`` and the theory beside the measurements."""
     breakdown, texts = time_breakdown(setup, gamma)
     alphas = alpha_along(setup, texts)
@@ -312,35 +317,28 @@ def analysis(setup: Setup, gamma: int, sweep_rows: dict, timings: Timings) -> di
     target_step = step_ms(setup.target, setup.prompts[0], setup.device)
     c = step_ms(setup.drafter, setup.prompts[0], setup.device) / target_step
     one_alpha = [[alpha] * len(a) for a in alphas]
-    for g, row in sweep_rows.items():
-        row["theory_tokens_per_target_call"] = theory_tokens_per_call(alpha, g)
-        # The formula assumes every round may draft γ tokens; near the length limit fewer fit.
-        row["length_limited_theory_tokens_per_target_call"] = tokens_per_call_along(one_alpha, g)
-        row["predicted_tokens_per_target_call"] = tokens_per_call_along(alphas, g)
-        row["theory_speedup"] = theory_speedup(alpha, g, c)
-    ar = timings.median("autoregressive")
+    # The formula assumes every round may draft γ tokens; near the length limit fewer fit.
+    sweep_rows = {g: replace(row, theory_tokens_per_target_call=theory_tokens_per_call(alpha, g),
+                             length_limited_theory_tokens_per_target_call=tokens_per_call_along(one_alpha, g),
+                             predicted_tokens_per_target_call=tokens_per_call_along(alphas, g),
+                             theory_speedup=theory_speedup(alpha, g, c))
+                  for g, row in sweep_rows.items()}
+    best = sweep_rows[gamma]
     ours = timings.median(f"speculative γ={gamma}")
     hf_best = fastest_hf(timings)
-    return {
-        "speedup_vs_autoregressive": ar / ours,
-        "speedup_vs_hf_assisted": hf_best / ours if hf_best else None,
-        "acceptance_rate": sweep_rows[gamma]["acceptance_rate"],
-        "alpha": alpha,
-        "cost_ratio_c": c,
-        "tokens_per_target_call": sweep_rows[gamma]["tokens_per_target_call"],
-        "theory_tokens_per_target_call": theory_tokens_per_call(alpha, gamma),
-        "length_limited_theory_tokens_per_target_call": sweep_rows[gamma]["length_limited_theory_tokens_per_target_call"],
-        "predicted_tokens_per_target_call": sweep_rows[gamma]["predicted_tokens_per_target_call"],
-        "theory_speedup": theory_speedup(alpha, gamma, c),
-        "gamma": gamma,
-        "target_step_ms": target_step,
-        "verification_step_ratio": breakdown["verification_forward_ms"] / target_step,
-        "time_breakdown": breakdown,
-        "seconds": {m: timings.median(m) for m in timings.seconds},
-        "tokens_per_second": {m: len(setup.prompts) * setup.new_tokens / timings.median(m) for m in timings.seconds},
-        "sweep": sweep_rows,
-        "fast": None,
-    }
+    return Comparison(
+        speedup_vs_autoregressive=timings.median("autoregressive") / ours,
+        speedup_vs_hf_assisted=hf_best / ours if hf_best else None,
+        acceptance_rate=best.acceptance_rate, alpha=alpha, cost_ratio_c=c,
+        tokens_per_target_call=best.tokens_per_target_call,
+        theory_tokens_per_target_call=best.theory_tokens_per_target_call,
+        length_limited_theory_tokens_per_target_call=best.length_limited_theory_tokens_per_target_call,
+        predicted_tokens_per_target_call=best.predicted_tokens_per_target_call,
+        theory_speedup=best.theory_speedup, gamma=gamma, target_step_ms=target_step,
+        verification_step_ratio=breakdown.verification_forward_ms / target_step, time_breakdown=breakdown,
+        seconds={m: timings.median(m) for m in timings.seconds},
+        tokens_per_second={m: len(setup.prompts) * setup.new_tokens / timings.median(m) for m in timings.seconds},
+        sweep=sweep_rows)
 
 
 def fastest_hf(timings: Timings) -> float | None:
@@ -357,7 +355,7 @@ def compile_cache_counts() -> dict[str, int]:
 
 
 def fast_report(setup: Setup, timings: Timings, first_call: dict, compile_cache: dict, gamma: int,
-                alpha: float) -> dict:
+                alpha: float) -> FastResult:
     """Lesson 7's loops against the rest of the same run, and its decode step against the
     floor the memory bandwidth sets. Compile time is the fast methods' first calls less a
     timed call, per prompt: it never counts in tokens/s; ``compile_cache`` (graphs inductor
@@ -373,24 +371,17 @@ def fast_report(setup: Setup, timings: Timings, first_call: dict, compile_cache:
     drafter_step = fast_step_ms(setup, setup.drafter)
     c = drafter_step / step
     hf_best = fastest_hf(timings)
-    return {
-        "gamma": gamma,
-        "compiled": setup.compile,
-        "compile_cache": cache_state(compile_cache),
-        "graphs_from_cache": compile_cache["hit"],
-        "graphs_compiled": compile_cache["miss"],
-        "speedup_vs_autoregressive": timings.median("autoregressive") / timings.median(spec),
-        "speedup_vs_fast_autoregressive": timings.median(base) / timings.median(spec),
-        "speedup_vs_hf_assisted": hf_best / timings.median(spec) if hf_best else None,
-        "compile_seconds": sum(max(0.0, first_call[m] - per_prompt[m]) for m in (spec, base)),
-        "target_step_ms": step,  # one token of the fast baseline: the compiled step and its sampling
-        "floor_step_ms": roofline.floor_step_ms(setup.target, int(context), bandwidth),
-        "memory_bandwidth_gb_s": bandwidth / 1e9,
-        "drafter_step_ms": drafter_step,
-        "cost_ratio_c": c,
-        "theory_speedup_vs_fast_autoregressive": theory_speedup(alpha, gamma, c),
-        "theory_best_gamma": max(range(1, 17), key=lambda g: theory_speedup(alpha, g, c)),
-    }
+    return FastResult(
+        gamma=gamma, compiled=setup.fast.compile, compile_cache=cache_state(compile_cache),
+        graphs_from_cache=compile_cache["hit"], graphs_compiled=compile_cache["miss"],
+        speedup_vs_autoregressive=timings.median("autoregressive") / timings.median(spec),
+        speedup_vs_fast_autoregressive=timings.median(base) / timings.median(spec),
+        speedup_vs_hf_assisted=hf_best / timings.median(spec) if hf_best else None,
+        compile_seconds=sum(max(0.0, first_call[m] - per_prompt[m]) for m in (spec, base)),
+        target_step_ms=step, floor_step_ms=roofline.floor_step_ms(setup.target, int(context), bandwidth),
+        memory_bandwidth_gb_s=bandwidth / 1e9, drafter_step_ms=drafter_step, cost_ratio_c=c,
+        theory_speedup_vs_fast_autoregressive=theory_speedup(alpha, gamma, c),
+        theory_best_gamma=max(range(1, 17), key=lambda g: theory_speedup(alpha, g, c)))
 
 
 def cache_state(counts: dict) -> str | None:
@@ -406,8 +397,8 @@ def fast_step_ms(setup: Setup, model) -> float:
     untimed call (which compiles ``model``'s step)."""
     def run():
         for prompt in setup.prompts:
-            setup.fast_autoregressive_generate(prompt, model, max_gen_len=setup.new_tokens,
+            setup.fast.autoregressive_generate(prompt, model, max_gen_len=setup.new_tokens,
                                                logits_processor=setup.processor, eos_tokens_id=NO_EOS,
-                                               compile=setup.compile)
+                                               compile=setup.fast.compile)
     run()
     return 1000 * timed(run, setup.device) / (len(setup.prompts) * setup.new_tokens)

@@ -10,10 +10,12 @@ forwards in one untimed pass over the prompts; speeds are medians of interleaved
 repetitions, against autoregressive decoding timed in the same repetitions.
 """
 import statistics
+from typing import NamedTuple
 
 from tqdm import tqdm
 
 from grader.bench import speedup
+from grader.bench.results import ChainRow, TreeRow
 from grader.observers.recording import RecordingModel
 from solutions.trees import tree_parents
 
@@ -38,16 +40,21 @@ def loop(setup: speedup.Setup, tree_generate, branching: tuple[int, ...], target
     return run
 
 
-def counted(setup: speedup.Setup, tree_generate, branching: tuple[int, ...]) -> dict:
+class Counted(NamedTuple):
+    tokens_per_target_call: float
+    mean_accepted: float  # accepted nodes per round
+
+
+def counted(setup: speedup.Setup, tree_generate, branching: tuple[int, ...]) -> Counted:
     """Tokens per target call and mean accepted nodes per round, over every prompt."""
     recorder = RecordingModel(setup.target)
     outputs = [loop(setup, tree_generate, branching, recorder)(p) for p in setup.prompts]
-    return {"tokens_per_target_call": sum(len(ids) for ids, _ in outputs) / len(recorder.forwards),
-            "mean_accepted": statistics.mean(mean for _, mean in outputs)}
+    return Counted(sum(len(ids) for ids, _ in outputs) / len(recorder.forwards),
+                   statistics.mean(mean for _, mean in outputs))
 
 
-def run_trees(setup: speedup.Setup, tree_generate, repeats: int, shapes=SHAPES) -> list[dict]:
-    """One row per shape: the tree's numbers and, under ``"chain"``, the chain's."""
+def run_trees(setup: speedup.Setup, tree_generate, repeats: int, shapes=SHAPES) -> list[TreeRow]:
+    """One row per shape: the tree's numbers and its chain's."""
     runs = {"autoregressive": speedup.autoregressive(setup)}
     for branching in shapes:
         runs[f"tree {branching}"] = loop(setup, tree_generate, branching)
@@ -60,19 +67,16 @@ def run_trees(setup: speedup.Setup, tree_generate, repeats: int, shapes=SHAPES) 
     rows = []
     for branching in shapes:
         n = nodes(branching)
-        rows.append({"branching": list(branching), "nodes": n,
-                     **counted(setup, tree_generate, branching),
-                     "speedup_vs_autoregressive": ar / timings.median(f"tree {branching}"),
-                     "chain": {"gamma": n, **counted(setup, tree_generate, chain(n)),
-                               "speedup_vs_autoregressive": ar / timings.median(f"chain of {n}")}})
+        tree = counted(setup, tree_generate, branching)
+        chain_row = ChainRow(n, *counted(setup, tree_generate, chain(n)), ar / timings.median(f"chain of {n}"))
+        rows.append(TreeRow(branching, n, *tree, ar / timings.median(f"tree {branching}"), chain_row))
     return rows
 
 
-def print_trees(rows: list[dict]) -> None:
+def print_trees(rows: list[TreeRow]) -> None:
     print("\ntoken trees (lesson 9) against chains of as many drafted nodes, both with the tree loop:")
     print(f"{'branching':<12} {'nodes':>5} {'tokens/call':>12} {'chain':>6} {'speedup':>8} {'chain':>6}")
     for row in rows:
-        chain_row = row["chain"]
-        print(f"{tuple(row['branching'])!s:<12} {row['nodes']:>5} {row['tokens_per_target_call']:>12.2f} "
-              f"{chain_row['tokens_per_target_call']:>6.2f} {row['speedup_vs_autoregressive']:>7.2f}x "
-              f"{chain_row['speedup_vs_autoregressive']:>5.2f}x")
+        print(f"{row.branching!s:<12} {row.nodes:>5} {row.tokens_per_target_call:>12.2f} "
+              f"{row.chain.tokens_per_target_call:>6.2f} {row.speedup_vs_autoregressive:>7.2f}x "
+              f"{row.chain.speedup_vs_autoregressive:>5.2f}x")
