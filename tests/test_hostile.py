@@ -37,6 +37,7 @@ CASES = [  # (file, exercise, status, words the diagnosis must contain)
     # deliberate attacks on the grader: the verdict is decided where the learner's code never runs
     ("forges_verdict_pipe", "max_fn", "error", "sent the grader something it never asks for"),
     ("writes_inherited_fds", "max_fn", "error", "sent the grader something it never asks for"),
+    ("skews_call_digest", "max_fn", "error", "is for other arguments than the grader passed"),
     ("patches_harness", "max_fn", "failed", "returned NoneType"),
     ("replaces_grader_modules", "max_fn", "failed", "norm(max(0, x))"),
     ("patches_torch", "max_fn", "failed", "norm(max(0, x))"),

@@ -149,3 +149,100 @@ def test_no_check_imports_what_the_sandbox_covers():
                             timeout=300, check=True).stdout
     covered = [p.removesuffix(".py").replace("/", ".") for p in sandbox.DECIDER_ONLY if "__pycache__" not in p]
     assert not [m for m in ast.literal_eval(loaded) if m.startswith(tuple(covered))]
+
+
+# The replay rule (grader/checks/harness.py, rule 1): the runner and the decider run the same
+# check code, so they must draw the same numbers; a check draws only from generators it seeds
+# (``check.generator(key)``, ``np.random.default_rng(seed)``), never from a global one.
+TORCH_DRAWS = {"rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
+               "multinomial", "bernoulli", "normal", "poisson"}
+TENSOR_DRAWS = {"multinomial", "bernoulli", "bernoulli_", "normal_", "uniform_", "exponential_",
+                "geometric_", "cauchy_", "log_normal_", "random_"}  # methods, in place or not
+TORCH_SEEDS = {"manual_seed", "manual_seed_all", "seed", "seed_all"}
+NUMPY_GENERATORS = {"default_rng", "Generator", "SeedSequence", "PCG64"}  # seeded where they are made
+GLOBAL_RANDOM_ALLOWED = {  # (file, what) -> why
+    ("grader/checks/harness.py", "the random module"): "seed_everything seeds the learner's global "
+        "generators from the check's key, so that code drawing from them draws the same in both runs",
+    ("grader/checks/harness.py", "torch.manual_seed"): "seed_everything (as above)",
+    ("grader/checks/harness.py", "np.random.seed"): "seed_everything (as above)",
+}
+
+
+def dotted(node: ast.AST) -> str | None:
+    """``torch.random.manual_seed`` for that attribute chain; None unless it starts at a name."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = dotted(node.value)
+        return None if base is None else f"{base}.{node.attr}"
+    return None
+
+
+def global_draws(tree: ast.Module) -> list[tuple[int, str]]:
+    """(line, what) for every use of a global random number generator in a module: torch's
+    (its seeding, and draws without ``generator=``), numpy's module-level ``np.random.*``
+    functions, and the random module."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and "random" in [alias.name for alias in node.names] \
+                or isinstance(node, ast.ImportFrom) and node.module == "random":
+            found.append((node.lineno, "the random module"))
+        if isinstance(node, ast.ImportFrom) and node.module == "numpy.random" \
+                and {alias.name for alias in node.names} - NUMPY_GENERATORS:
+            found.append((node.lineno, "np.random"))
+        parts = (dotted(node) or "").split(".") if isinstance(node, ast.Attribute) else []
+        if len(parts) == 3 and parts[0] in ("np", "numpy") and parts[1] == "random" \
+                and parts[2] not in NUMPY_GENERATORS:
+            found.append((node.lineno, f"np.random.{parts[2]}"))
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        name, attr = dotted(node.func) or "", node.func.attr
+        seeded = any(keyword.arg == "generator" for keyword in node.keywords)
+        if name.startswith("torch.") and attr in TORCH_SEEDS:
+            found.append((node.lineno, f"torch.{attr}"))
+        elif not seeded and (name == f"torch.{attr}" and attr in TORCH_DRAWS or attr in TENSOR_DRAWS):
+            found.append((node.lineno, f"{name or '<tensor>.' + attr} without generator="))
+    return sorted(found)
+
+
+def global_random_use(root: Path) -> list[tuple[str, str]]:
+    """(file:line, what) for each use of a global generator in grader/checks."""
+    found = []
+    for path in sorted((root / "grader" / "checks").rglob("*.py")):
+        relative = path.relative_to(root).as_posix()
+        found += [(f"{relative}:{line}", what) for line, what in global_draws(ast.parse(path.read_text()))]
+    return found
+
+
+def not_allowed(found: list[tuple[str, str]]) -> list[str]:
+    return [f"{where} {what}" for where, what in found
+            if (where.split(":")[0], what) not in GLOBAL_RANDOM_ALLOWED]
+
+
+def test_checks_draw_from_no_global_generator():
+    found = global_random_use(ROOT)
+    assert not_allowed(found) == []
+    used = {(where.split(":")[0], what) for where, what in found}
+    assert GLOBAL_RANDOM_ALLOWED.keys() <= used, "an allowance that no longer matches anything"
+
+
+@pytest.mark.parametrize("code, what", [
+    ("x = torch.rand(2, 5)", "torch.rand without generator="),
+    ("torch.manual_seed(0)", "torch.manual_seed"),
+    ("i = torch.multinomial(q, 1)", "torch.multinomial without generator="),
+    ("i = q.multinomial(1)", "q.multinomial without generator="),
+    ("x = torch.empty(3).normal_()", "<tensor>.normal_ without generator="),
+    ("x = np.random.dirichlet(np.ones(4))", "np.random.dirichlet"),
+    ("np.random.seed(0)", "np.random.seed"),
+    ("import random", "the random module"),
+    ("from random import shuffle", "the random module"),
+])
+def test_a_global_draw_in_a_check_is_named(tmp_path, code, what):
+    """Planted after draws the lint allows (seeded generators), the global one alone is named."""
+    lines = ["import numpy as np", "import torch", "", "def run(check):", "    g = check.generator('key')",
+             "    x = torch.rand(2, generator=g)", "    q = np.random.default_rng(0).dirichlet(np.ones(4))",
+             "    return torch.Generator().manual_seed(1), x.multinomial(1, generator=g)", code]
+    path = tmp_path / "grader" / "checks" / "planted.py"
+    path.parent.mkdir(parents=True)
+    path.write_text("\n".join(lines) + "\n")
+    assert not_allowed(global_random_use(tmp_path)) == [f"grader/checks/planted.py:{len(lines)} {what}"]

@@ -89,7 +89,7 @@ def check_end_tokens(check, generate, model):
 
 
 def check_forwards(check, generate, model, use_cache):
-    recorder = RecordingModel(model)
+    recorder = RecordingModel(model, check.observation)
     prompt = [2, 3, 4]
     generated(check, generate, prompt, recorder, max_gen_len=5, eos_tokens_id=NO_EOS,
               use_cache=use_cache, what=f"(use_cache={use_cache})")

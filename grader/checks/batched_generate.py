@@ -100,7 +100,7 @@ def generated(check: CheckRun, generate, prompts, *args, what: str, **kwargs):
 
 def check_greedy(check, generate, target, drafter, label, **kwargs) -> list[list[int]]:
     """The learner's greedy outputs of PROMPTS, held by the judge to the target's alone."""
-    recorder = RecordingModel(target)  # for the hint: the positions its first forward was given
+    recorder = RecordingModel(target, check.observation)  # for the hint: its first forward's positions
     outputs, _ = generated(check, generate, PROMPTS, drafter, recorder, max_gen_len=GREEDY_LENGTH,
                            eos_tokens_id=NO_EOS, what=f"(greedy, {label})", **kwargs)
     check.judge("greedy", label, outputs, target,
@@ -173,8 +173,8 @@ def check_same_model(check, generate, target):
     for processor in (GREEDY, sampling.MultinomialProcessor(temperature=1.0)):
         check.seed_everything("same model", repr(processor))
         log = []
-        outputs, rates = generated(check, generate, PROMPTS, LoggedModel(target, "drafter", log),
-                                   LoggedModel(target, "target", log), gamma=3,
+        drafter, wrapped = (LoggedModel(target, role, log, check.observation) for role in ("drafter", "target"))
+        outputs, rates = generated(check, generate, PROMPTS, drafter, wrapped, gamma=3,
                                    logits_processor=processor, max_gen_len=9, eos_tokens_id=NO_EOS,
                                    what=f"(drafter = target, {processor!r})")
         check.require(f"drafter = target accepts every draft ({processor!r})",
@@ -204,7 +204,7 @@ def check_forwards(check, generate, target):
     kwargs = dict(gamma=3, max_gen_len=9, eos_tokens_id=NO_EOS)
     roles, log = recorded(lambda *a, **k: generated(check, generate, *a, **k,
                                                     what="(greedy, models wrapped to record each forward)"),
-                          PROMPTS, target, **kwargs)
+                          PROMPTS, target, check.observation, **kwargs)
     check.judge("forward_counts", {role: len(f) for role, f in roles.items()}, target, kwargs,
                 DRAFTER_LAG_HINT if drafter_lags(log) else
                 "each round: one drafter forward per draft position for the whole "
@@ -224,11 +224,12 @@ def check_forwards(check, generate, target):
                       "after the first", CACHE_HINT)
 
 
-def recorded(generate, prompts, target, **kwargs) -> tuple[dict, list]:
+def recorded(generate, prompts, target, run, **kwargs) -> tuple[dict, list]:
     """({role: its forwards}, the forwards of both in call order) of one run whose drafter
-    and target are both ``target``."""
+    and target are both ``target``, wrapped with ``run`` (the check's observation, or None
+    for the judge's reference run)."""
     log = []
-    drafter, recorded_target = LoggedModel(target, "drafter", log), LoggedModel(target, "target", log)
+    drafter, recorded_target = (LoggedModel(target, role, log, run) for role in ("drafter", "target"))
     generate(prompts, drafter, recorded_target, **kwargs)
     return {"drafter": drafter.forwards, "target": recorded_target.forwards}, log
 

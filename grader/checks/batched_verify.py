@@ -130,7 +130,7 @@ def check_vectorised(check: CheckRun, verify) -> None:
         p = torch.from_numpy(rng.dirichlet(np.ones(6), size=(batch, k + 1)))
         q = torch.from_numpy(rng.dirichlet(np.ones(6), size=(batch, k)))
         drafts = torch.from_numpy(rng.integers(6, size=(batch, k)))
-        with TorchCalls() as calls, HostSyncCounter() as syncs:
+        with TorchCalls(check.observation) as calls, HostSyncCounter(check.observation) as syncs:
             check.call(verify, p, q, drafts, what=f"(B = {batch}, k = {k}, counting torch calls)")
         counts[(batch, k)] = calls.count
         with check.observing():

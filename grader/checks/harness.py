@@ -21,9 +21,9 @@ runner's next record after matching its index and the digest of its arguments. S
 2. Branch only on the seed and on what ``check.function`` and ``check.call`` returned:
    never on time, the machine, hash order, or state left by an earlier check.
 3. Whatever watches the learner's code while it runs (a model wrapper, a counter) is an
-   ``observers.observation.Observer``, created in the same order in both runs (observers
-   are numbered by creation in the check's scope), and the properties judged from it are
-   recorded inside ``check.observing()``.
+   ``observers.observation.Observer`` made with this run's ``check.observation``, created
+   in the same order in both runs (observers are numbered by creation in their run), and
+   the properties judged from it are recorded inside ``check.observing()``.
 4. A property the check cannot evaluate is ``check.skip``-ped, never passed.
 5. Expected values go in the check's judge (grader/judges/), called with ``check.judge``:
    the runner skips it, so no argument of a later call may depend on what it decides
@@ -49,7 +49,7 @@ import torch
 
 from grader import exercises
 from grader.exercises import Exercise
-from grader.observers import observation
+from grader.observers.observation import Observation
 from grader.oracle import power, stats
 from grader.verdict import ERROR, FAILED, NOT_DEFINED, NOT_STARTED, PASSED, Finding, Hint, Verdict, listed
 
@@ -67,8 +67,13 @@ class Stop(Exception):
 
 
 class CheckRun:
-    def __init__(self, exercise: Exercise, module: ModuleType, seed: int):
+    """One run of a check; ``observation``: where the observers it creates register (a
+    direct one, watching the calls made here, unless the runner or the decider gives theirs)."""
+
+    def __init__(self, exercise: Exercise, module: ModuleType, seed: int,
+                 observation: Observation | None = None):
         self.exercise, self.module, self.seed = exercise, module, seed
+        self.observation = observation or Observation()
         self.findings: list[Finding] = []
         self.tests: list[tuple[Finding, float]] = []
         self.powered: list[tuple[str, int, int]] = []  # (property, draws, dof) of every test
@@ -99,7 +104,7 @@ class CheckRun:
         where = f" {what}" if what else ""
         before = _snapshot((args, kwargs))
         try:
-            with observation.learner_call():
+            with self.observation.learner_call():
                 result = fn(*args, **kwargs)
         except NotImplementedError as exc:
             raise self._unfinished(name, exc) from None

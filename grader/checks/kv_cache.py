@@ -46,8 +46,9 @@ def check_discipline(check, generate, target, drafter, prompt, kwargs, label, re
     the verdict after the judge, which may say first what the forwards did wrong."""
     log, crash, ids = [], None, None
     try:
-        ids, _ = returned(check, generate, prompt, LoggedModel(drafter, "drafter", log),
-                          LoggedModel(target, "target", log), **kwargs, what=f"(greedy, {label})")
+        ids, _ = returned(check, generate, prompt, LoggedModel(drafter, "drafter", log, check.observation),
+                          LoggedModel(target, "target", log, check.observation), **kwargs,
+                          what=f"(greedy, {label})")
     except Stop as stop:
         if stop.status != ERROR:
             raise

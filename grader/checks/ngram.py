@@ -255,7 +255,7 @@ def check_greedy(check, generate, storage_class, target, greedy_run: Run):
     storage = greedy_run.storage(check, storage_class)
     try:
         ids, rate = generated(check, generate, list(greedy_run.prompt), storage,
-                              LoggedModel(target, "target", log), **greedy_run.kwargs(),
+                              LoggedModel(target, "target", log, check.observation), **greedy_run.kwargs(),
                               what=f"(greedy, {label})")
     except Stop as stop:  # a broken cache often ends in a shape error: say so first
         if stop.status == ERROR and greedy_run.use_cache:
@@ -281,7 +281,8 @@ def check_fixed_drafts(check, generate, storage_class, target, prop, fixed_run: 
     """A storage that ignores updates: the contract fixes every draft, so every forward."""
     actual_log = []
     generated(check, generate, list(fixed_run.prompt), fixed_run.storage(check, storage_class),
-              LoggedModel(target, "target", actual_log), **fixed_run.kwargs(), what=f"(greedy, {fixed_run!r})")
+              LoggedModel(target, "target", actual_log, check.observation), **fixed_run.kwargs(),
+              what=f"(greedy, {fixed_run!r})")
     with check.observing():  # the forwards, as the target wrapper logged them
         check.judge("fixed_drafts", prop, actual_log, target, fixed_run, hint)
 

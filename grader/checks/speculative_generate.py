@@ -141,8 +141,8 @@ def check_forwards(check, generate, target, drafter):
     """Without a cache: one target forward per round, over the whole sequence so far."""
     kwargs = dict(gamma=3, max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
     log = []
-    generated(check, generate, [2, 3], LoggedModel(drafter, "drafter", log),
-              LoggedModel(target, "target", log), **kwargs,
+    generated(check, generate, [2, 3], LoggedModel(drafter, "drafter", log, check.observation),
+              LoggedModel(target, "target", log, check.observation), **kwargs,
               what="(greedy, models wrapped to record each forward)")
     check.judge("speculative_generate.forwards", [(c.role, c.fed) for c in log], [2, 3], drafter, target,
                 kwargs)

@@ -108,9 +108,9 @@ def check_discipline(check, fast, target, drafter, processor, prompts, gamma, la
     label = f"{label}, max_gen_len=12"
     check.seed_everything("discipline", label)
     log = []
-    with HostSyncCounter() as syncs:
-        wrapped = {"drafter": syncs.uncounted(LoggedModel(drafter, "drafter", log)),
-                   "target": syncs.uncounted(LoggedModel(target, "target", log))}
+    with HostSyncCounter(check.observation) as syncs:
+        wrapped = {"drafter": syncs.uncounted(LoggedModel(drafter, "drafter", log, check.observation)),
+                   "target": syncs.uncounted(LoggedModel(target, "target", log, check.observation))}
         for call, prompt in enumerate(prompts, 1):
             log.clear()
             syncs.count = 0
@@ -209,7 +209,7 @@ def check_baseline(check, baseline, target, gpt2):
                     [5], "stop right after the earliest end token, never past max_gen_len",
                     "gave {ids}; expected {expected}", max_gen_len=length, eos_tokens_id=eos)
     log = []
-    wrapped = LoggedModel(target, "target", log)
+    wrapped = LoggedModel(target, "target", log, check.observation)
     ids = check.call(eager, [2, 3], wrapped, max_gen_len=6, eos_tokens_id=NO_EOS,
                      what="(greedy, the model wrapped to record forwards)")
     with check.observing():
@@ -228,7 +228,7 @@ def check_baseline(check, baseline, target, gpt2):
 def check_baseline_reads(check, eager, target) -> None:
     """At most one host read per ``HOST_READ_EVERY`` tokens, and one for the output."""
     allowed = BASELINE_TOKENS // HOST_READ_EVERY + 1
-    with HostSyncCounter() as syncs:
+    with HostSyncCounter(check.observation) as syncs:
         model = syncs.uncounted(target)
         syncs.count = 0
         check.call(eager, [2, 3], model, max_gen_len=BASELINE_TOKENS, eos_tokens_id=NO_EOS,
@@ -250,7 +250,7 @@ def check_compiled(check, fast):
         check.skip("the shipped pair", SHIPPED_MISSING)
         return
     target, drafter, tokenizer = load_pair(device="cpu")
-    graphs = CompiledGraphs()
+    graphs = CompiledGraphs(check.observation)
     compiled_before = None
     for prompt_text, length in (("def read_config(path):\n", 24), ("import os\n\nclass ", 17)):
         prompt = tokenizer(prompt_text)["input_ids"]
@@ -268,15 +268,16 @@ def check_compiled(check, fast):
 
 
 class CompiledGraphs(observation.Observer):
-    """How many graphs torch.compile has built in the process running the learner's code."""
+    """How many graphs torch.compile has built in the process running the learner's code
+    (``run``: the check's observation)."""
 
-    def __init__(self):
-        super().__init__()
+    def __init__(self, run: observation.Observation):
+        super().__init__(run)
         self.restored = 0
 
     @property
     def count(self) -> int:
-        if observation.mode() == observation.REPLAY:
+        if self.observation.mode == observation.REPLAY:
             return self.restored
         import torch._dynamo.utils
 

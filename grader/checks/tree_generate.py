@@ -152,7 +152,8 @@ def check_law(check, generate, target, drafters, case):
     samples, first_trees, identity = [], [], []
     for _ in range(case.draws):
         log = []
-        ids, mean = generated(check, generate, case.prompt, drafter, LoggedModel(target, "target", log),
+        wrapped = LoggedModel(target, "target", log, check.observation)
+        ids, mean = generated(check, generate, case.prompt, drafter, wrapped,
                               **case.kwargs(), what=f"({label})")
         samples.append((tuple(ids), mean))
         first_trees.append(log[0].ids if log else [])

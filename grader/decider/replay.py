@@ -13,13 +13,19 @@ from grader.verdict import ERROR, FAILED, NOT_DEFINED, NOT_STARTED, Finding
 class ReplayCheckRun(CheckRun):
     """The decider's check run: the learner's code never runs here. Each lookup and call
     takes the runner's next record (``receive()``), checked against the call this check
-    makes; anything malformed ends the check with an error that blames the submission."""
+    makes; anything malformed ends the check with an error that blames the submission.
+    ``mismatch`` says where a record answered another request than this replay made (a
+    lookup or call of another index, other arguments, or the check's end): the one thing
+    that check code breaking the replay rule causes too, which the decider tells apart by
+    replaying the reference (grader/decider/run.py)."""
 
     STOPS = (ERROR, FAILED, NOT_STARTED)  # what a runner's Stop may say: never a pass
+    REQUESTS = ("function", "call", "end")  # the records that answer a request, or end the check
 
     def __init__(self, exercise: Exercise, seed: int, receive):
-        super().__init__(exercise, None, seed)
+        super().__init__(exercise, None, seed, observation.Observation(observation.REPLAY))
         self.receive, self.remotes, self.calls = receive, {}, 0
+        self.mismatch: str | None = None
 
     def function(self, name: str):
         record = self._next("function", name)
@@ -33,9 +39,9 @@ class ReplayCheckRun(CheckRun):
         self.calls += 1
         record = self._next("call", index)
         if record.get("digest") != digest:
-            raise _forged(f"the answer to call {index} is for other arguments than the grader passed")
+            raise self._mismatched(f"the answer to call {index} is for other arguments than the grader passed")
         try:
-            observation.restore_states(record.get("observed", {}))
+            self.observation.restore_states(record.get("observed", {}))
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
             raise _forged(f"what call {index} observed is malformed ({exc})") from None
         if "stop" in record:
@@ -48,7 +54,7 @@ class ReplayCheckRun(CheckRun):
         record = self.receive()
         while type(record) is dict and "entry" in record:  # what an observer logged meanwhile
             try:
-                observation.add_entry(record)
+                self.observation.add_entry(record)
             except (ValueError, TypeError, KeyError, AttributeError) as exc:
                 raise _forged(f"an observer's entry is malformed ({exc})") from None
             record = self.receive()
@@ -58,8 +64,14 @@ class ReplayCheckRun(CheckRun):
                               "object of your own class (a tensor or list subclass) does this; "
                               "return plain tensors, lists and numbers.", tb=_text(record, "crashed"))
         if type(record) is not dict or record.get(kind) != key:
-            raise _forged(f"expected the answer to {kind} {key!r}, got {str(record)[:120]}")
+            why = f"expected the answer to {kind} {key!r}, got {str(record)[:120]}"
+            answers = type(record) is dict and any(request in record for request in self.REQUESTS)
+            raise self._mismatched(why) if answers else _forged(why)
         return record
+
+    def _mismatched(self, why: str) -> Stop:
+        self.mismatch = why
+        return _forged(why)
 
     def _decoded(self, data):
         try:

@@ -11,6 +11,7 @@ import tempfile
 import time
 import traceback
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 from grader import exercises, sources
@@ -90,14 +91,15 @@ def _decided(runner: "Runner", exercise_ids: list[str], timeout, manifest: "Prep
              withheld: list[str] | None = None):
     """The verdicts of ``exercise_ids``, in order, from as many runners as it takes (a runner
     that stops early leaves the rest to the next one); grading, each runner withholds the
-    names of ``withheld`` (default: the exercises it grades)."""
+    names of ``withheld`` (default: the exercises it grades). A verdict whose replay did not
+    match the runner's records is checked on the reference's (``Runner.rechecked``)."""
     pending = list(exercise_ids)
     while pending:  # each pass starts a runner process
-        for verdict in runner.decide(pending, timeout, started=manifest.made,
-                                     withheld=withheld or pending):
+        for verdict, mismatch in runner.decide(pending, timeout, started=manifest.made,
+                                               withheld=withheld or pending):
             _stop_if_changed(manifest.made())
             pending.remove(verdict.exercise)
-            yield verdict
+            yield runner.rechecked(verdict, mismatch, timeout) if mismatch else verdict
         _stop_if_changed(manifest.made())
 
 
@@ -167,9 +169,10 @@ class Runner:
                             cache=cache, course=course)
 
     def decide(self, exercise_ids, timeout, started=lambda: None, withheld=()):
-        """The verdicts decided on one runner's records; ``started()`` runs once the runner
-        has started, before its first record is read; grading, the reference it gets
-        withholds the names of the exercises ``withheld``."""
+        """The verdicts decided on one runner's records, each with where its replay did not
+        match them (None when it did: ``ReplayCheckRun.mismatch``); ``started()`` runs once
+        the runner has started, before its first record is read; grading, the reference it
+        gets withholds the names of the exercises ``withheld``."""
         read_fd, write_fd = os.pipe()
         with tempfile.TemporaryFile(prefix="grader-output-") as output:
             process = subprocess.Popen(self.command(exercise_ids, write_fd), pass_fds=(write_fd,),
@@ -189,6 +192,31 @@ class Runner:
             started()
             yield from _records_decided(process, Channel(read_fd), exercise_ids, self.seeds,
                                         timeout, Output(output.fileno()))
+
+    def rechecked(self, verdict: Verdict, mismatch: str, timeout) -> Verdict:
+        """``verdict``, whose replay did not match this runner's records (``mismatch``), once
+        the check has run again on the course's reference in a runner of its own (the same
+        seed and sandbox). When the reference's records do not match either, the check
+        itself asks for other calls in the two processes (it broke the replay rule: an
+        unseeded draw, a branch on the machine), and the verdict says so instead of blaming
+        the learner's code; when they match, it was the learner's code, and ``verdict`` stands."""
+        reference = Runner(REFERENCE, self.seeds, False, None, self.sandboxed, self.hidden)
+        for _, again in reference.decide([verdict.exercise], timeout):
+            if again:
+                return grader_bug(verdict, again)
+        return verdict
+
+
+REFERENCE = "solutions"  # the course's own functions, run in place of the learner's
+
+
+def grader_bug(verdict: Verdict, mismatch: str) -> Verdict:
+    """The verdict of a check whose replay mismatches the reference's records too."""
+    return replace(verdict, status=ERROR, findings=[], traceback="", summary=(
+        f"the grader's check of {verdict.exercise} is broken, not your code: it asked for other "
+        f"calls in the process running the code than in the one deciding the verdict, with the "
+        f"course's reference as with your code ({mismatch}). Please report this grader bug to the "
+        f"course's maintainers, with the exercise and seed {verdict.seed}."))
 
 
 class Output:
@@ -229,7 +257,8 @@ def _offset(record, key: str, value: str) -> int | None:
 
 
 def _records_decided(process, channel, exercise_ids, seeds, timeout, output: Output):
-    """The verdicts decided on ``process``'s records, one per exercise until it stops."""
+    """The verdicts decided on ``process``'s records, one per exercise until it stops, each
+    with where its replay did not match them (``_decide``)."""
     try:
         for exercise_id in list(exercise_ids):  # the caller removes each one decided
             exercise, seed = exercises.get(exercise_id), seeds[exercise_id]
@@ -239,17 +268,17 @@ def _records_decided(process, channel, exercise_ids, seeds, timeout, output: Out
                 at = _offset(channel.receive(), "start", exercise_id)
                 if at is None:
                     yield _verdict(exercise_id, seed, started, output.head(), "the process "
-                                   "running your code did not start the check it was asked for.")
+                                   "running your code did not start the check it was asked for."), None
                     return
                 started = time.monotonic()  # the runner's start-up has its own limit
                 channel.deadline = started + limit
-                verdict = _decide(exercise, seed, channel)
+                verdict, mismatch = _decide(exercise, seed, channel)
             except RunnerTimeout:
                 yield _verdict(exercise_id, seed, started, output.head(at), f"the check of "
                                f"{exercise_id} did not finish within {limit:.0f} s, so it was "
                                "stopped. Look for a loop that never ends (a `while` whose condition "
                                "never changes, or a generation loop that ignores max_gen_len); "
-                               "`--timeout` sets the limit.")
+                               "`--timeout` sets the limit."), None
                 return
             except RunnerGone:
                 try:  # its channel closed: it is ending, and its exit code says how
@@ -260,15 +289,17 @@ def _records_decided(process, channel, exercise_ids, seeds, timeout, output: Out
                                "the process running your code ended without finishing the check "
                                f"of {exercise_id} ({_describe_exit(process.returncode)}). A call to "
                                "os._exit, a crash inside a native library (segmentation fault) or "
-                               "running out of memory does this.")
+                               "running out of memory does this."), None
                 return
             verdict.seconds = time.monotonic() - started
             end = _end(channel, exercise_id, verdict.seconds)
             verdict.output = output.head(at, _offset(end, "end", exercise_id) if end else None)
             verdict.reference_opened = _paths(end.get("reference_opened")) if end else []
-            yield verdict
+            if end is None:  # the runner is elsewhere in the check: the rest go to a new one
+                _kill(process)  # before the caller acts on this verdict (a recheck starts a runner)
+            yield verdict, mismatch
             if end is None:
-                return  # the runner is elsewhere in the check: the rest go to a new one
+                return
     finally:
         _kill(process)
         channel.close()
@@ -292,24 +323,25 @@ def _paths(reported) -> list[str]:
     return [path[:300] for path in reported if type(path) is str][:20]
 
 
-def _decide(exercise, seed: int, channel: Channel) -> Verdict:
-    """The exercise's check, run here on the runner's records."""
+def _decide(exercise, seed: int, channel: Channel) -> tuple[Verdict, str | None]:
+    """The exercise's check, run here on the runner's records: its verdict, and where the
+    replay did not match them (None when it did)."""
     from grader.checks.harness import checked
     from grader.decider.replay import ReplayCheckRun
-    from grader.observers import observation
 
     first = channel.peek()
     if type(first) is dict and "load_error" in first:
-        return _load_error(exercise, seed, channel.receive()["load_error"])
-    with one_torch_thread(), observation.check_scope(observation.REPLAY):
+        return _load_error(exercise, seed, channel.receive()["load_error"]), None
+    replay = ReplayCheckRun(exercise, seed, channel.receive)
+    with one_torch_thread():
         try:
-            return checked(ReplayCheckRun(exercise, seed, channel.receive))
+            return checked(replay), replay.mismatch
         except (RunnerTimeout, RunnerGone):
             raise
         except Exception as exc:  # check code that could not digest what the runner sent
             return Verdict(exercise.id, ERROR, f"the grader could not evaluate what your code "
                            f"returned ({type(exc).__name__}: {exc}). Run with -v for the traceback.",
-                           seed, traceback=traceback.format_exc())
+                           seed, traceback=traceback.format_exc()), None
 
 
 @contextmanager

@@ -3,7 +3,7 @@ target alone (the reference autoregressive loop), the reference batched loop's f
 counts, and the exact laws of each row's output and acceptance rate."""
 from grader.checks.batched_generate import GREEDY_LENGTH, LAW_HINT, NO_EOS, PROMPTS, recorded
 from grader.checks.harness import CheckRun
-from grader.judges.loop_properties import apart, law_tests, sequence_law
+from grader.judges.loop_properties import law_tests, sequence_law
 from grader.oracle import acceptance, laws, stats
 from grader.verdict import Hint
 from solutions.autoregressive import autoregressive_generate
@@ -33,7 +33,7 @@ def stops(check: CheckRun, prop: str, outputs: list[list[int]], target, hint: Hi
 
 def forward_counts(check: CheckRun, counts: dict, target, kwargs: dict, hint: Hint) -> None:
     """``counts``, the learner's forwards per model, against the reference loop's."""
-    expected, _ = apart(recorded, batched_speculative_generate, PROMPTS, target, **kwargs)
+    expected, _ = recorded(batched_speculative_generate, PROMPTS, target, None, **kwargs)
     want = {role: len(f) for role, f in expected.items()}
     check.require("one target forward per round, one drafter forward per draft", counts == want,
                   f"made {counts} forwards; expected {want} (9 tokens, gamma=3, every draft "

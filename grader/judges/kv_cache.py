@@ -2,7 +2,6 @@
 under greedy decoding (tree_generate's judge reuses ``discipline`` with its own loop)."""
 from grader.checks.harness import CheckRun
 from grader.checks.kv_cache import RULES
-from grader.judges.loop_properties import apart
 from grader.observers.trace import traced
 from grader.verdict import Hint, joined
 from solutions.speculative import speculative_generate
@@ -16,7 +15,7 @@ def discipline(check: CheckRun, log: list, ids, crashed: str | None, target, dra
     the output ``ids`` is right (a wrong output changes the rounds, and the greedy properties
     report it), or when the code crashed (``crashed``: what it raised) after a forward the
     reference does not make; ``rules`` is the hint's how-to."""
-    reference_ids, _, reference_log = apart(traced, reference, prompt, drafter, target, **kwargs)
+    reference_ids, _, reference_log = traced(reference, prompt, drafter, target, **kwargs)
     if crashed is None and ids != reference_ids:
         return
     expected = [(c.role, c.fed, c.cached) for c in reference_log]

@@ -2,7 +2,6 @@
 autoregressive loop) and the exact law of the first tokens; shared by the loop checks
 (grader/checks/loop_properties.py), which call these as ``loop_properties.<function>``."""
 from grader.checks.harness import CheckRun
-from grader.observers import observation
 from grader.oracle import laws, stats
 from grader.verdict import Hint
 from solutions.autoregressive import as_list, autoregressive_generate
@@ -54,10 +53,3 @@ def law_tests(check: CheckRun, samples, model, prompt: list[int], length: int, p
                    stats.goodness_of_fit(observed, laws.marginal(law, position),
                                          f"token {position + 1}", **test), hint)
 
-
-def apart(run, *args, **kwargs):
-    """``run(*args, **kwargs)`` (a reference loop on models wrapped to log their forwards)
-    in an observer scope of its own: its wrappers take none of the numbers of the check's
-    observers, by which the runner's records name them."""
-    with observation.check_scope(observation.DIRECT):
-        return run(*args, **kwargs)

@@ -4,7 +4,6 @@ with a storage that ignores updates (its drafts are then fixed by the contract).
 from grader.checks.harness import CheckRun
 from grader.checks.ngram import CACHE_HINT, SHOWN_FORWARDS, VOCAB, Run, StorageCase, cache_problem
 from grader.checks.loop_properties import NO_EOS
-from grader.judges.loop_properties import apart
 from grader.observers import ngram_trace
 from grader.verdict import Hint
 from solutions.autoregressive import autoregressive_generate
@@ -91,8 +90,8 @@ def greedy_run(check: CheckRun, ids: list[int], rate: float, log: list, target, 
 def fixed_drafts(check: CheckRun, prop: str, actual_log: list, target, run: Run, hint: Hint) -> None:
     """The learner's target forwards against the reference loop's with the same storage."""
     label = repr(run)
-    _, _, expected_log = apart(ngram_trace.traced, ngram_assisted_speculative_generate, list(run.prompt),
-                               reference_storage(run), target, **run.kwargs())
+    _, _, expected_log = ngram_trace.traced(ngram_assisted_speculative_generate, list(run.prompt),
+                                         reference_storage(run), target, **run.kwargs())
     expected = [(c.cached, c.ids) for c in expected_log]
     actual = [(c.cached, c.ids) for c in actual_log]
     wrong = next((i for i, (a, b) in enumerate(zip(actual, expected)) if a != b),

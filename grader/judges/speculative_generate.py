@@ -3,7 +3,7 @@ kv_cache and static_cache as ``speculative_generate.<function>``): the reference
 forwards, the exact law of the acceptance rate and the target's law of the output."""
 from grader.checks.harness import CheckRun
 from grader.checks.speculative_generate import COUNTS_GAMMA_HINT, RATE_HINT
-from grader.judges.loop_properties import apart, law_tests
+from grader.judges.loop_properties import law_tests
 from grader.observers.trace import traced
 from grader.oracle import acceptance, stats
 from solutions.speculative import speculative_generate
@@ -21,7 +21,7 @@ FORWARDS_HINT = ("speculation pays because the target scores every draft of a ro
 
 def forwards(check: CheckRun, fed: list, prompt: list[int], drafter, target, kwargs: dict) -> None:
     """``fed``, the learner's (model, tokens fed) per forward, against the reference loop's."""
-    expected = [(c.role, c.fed) for c in apart(traced, speculative_generate, prompt, drafter, target, **kwargs)[2]]
+    expected = [(c.role, c.fed) for c in traced(speculative_generate, prompt, drafter, target, **kwargs)[2]]
     check.require("one target forward per round", fed == expected,
                   f"(model, tokens fed) per forward were {fed}; expected {expected}", FORWARDS_HINT)
 

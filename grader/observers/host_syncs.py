@@ -16,11 +16,12 @@ READS = ("item", "tolist", "__bool__", "__int__", "__float__", "__index__", "cpu
 
 class HostSyncCounter(observation.Observer):
     """``with HostSyncCounter() as syncs:`` counts host reads in ``syncs.count``; models
-    wrapped with ``syncs.uncounted(model)`` read freely inside their forwards. Inside a
-    check only the learner's calls are counted (grader/observers/observation.py)."""
+    wrapped with ``syncs.uncounted(model)`` read freely inside their forwards. Made with a
+    check's run (``HostSyncCounter(check.observation)``), it counts only the learner's calls
+    (grader/observers/observation.py)."""
 
-    def __init__(self):
-        super().__init__()
+    def __init__(self, run: observation.Observation | None = None):
+        super().__init__(run)
         self.count, self.depth, self.saved = 0, 0, {}
 
     def observed_state(self):
@@ -41,7 +42,7 @@ class HostSyncCounter(observation.Observer):
 
     def _counting(self, original):
         def read(tensor, *args, **kwargs):
-            self.count += self.depth == 0 and observation.watching()
+            self.count += self.depth == 0 and self.watching()
             return original(tensor, *args, **kwargs)
         return read
 
@@ -72,15 +73,16 @@ class Uncounted:
 
 class TorchCalls(TorchFunctionMode, observation.Observer):
     """``with TorchCalls() as calls:`` counts the torch functions and tensor methods called
-    (``calls.count``): a loop over a batch's rows makes more of them as the batch grows."""
+    (``calls.count``): a loop over a batch's rows makes more of them as the batch grows;
+    ``run`` as for HostSyncCounter."""
 
-    def __init__(self):
+    def __init__(self, run: observation.Observation | None = None):
         TorchFunctionMode.__init__(self)
-        observation.Observer.__init__(self)
+        observation.Observer.__init__(self, run)
         self.count = 0
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        self.count += observation.watching()
+        self.count += self.watching()
         return func(*args, **(kwargs or {}))
 
     def observed_state(self):

@@ -4,10 +4,22 @@ A check that grades for real runs twice: in the runner, the process that runs th
 learner's code, and in the decider, which never runs it and decides the verdict
 (grader/decider/). Some check objects watch the learner's code from inside: a model
 wrapper records what each forward was fed, a counter counts host reads. They subclass
-``Observer``. Both processes create them in the same order (the same check code), so an
-observer is known by its creation index. In the runner, after each learner call, the
-state of every observer that changed during it is sent with the call's result; in the
-decider, the same observers take that state instead of watching anything.
+``Observer``. In the runner, after each learner call, the state of every observer that
+changed during it is sent with the call's result; in the decider, the same observers take
+that state instead of watching anything.
+
+Observers register on the run. Each check run owns an ``Observation`` (``check.observation``,
+made by the harness: grader/checks/harness.py, the runner's ``RecordingCheckRun``, the
+decider's ``ReplayCheckRun``): its mode, its observers in creation order, what was sent of
+each. The check hands it to every observer it creates (``RecordingModel(model,
+check.observation)``), and the observer numbers itself there: both processes run the same
+check code, so an observer is known by its creation index in its run. Handing the run over
+is one argument at each of the checks' few creation sites, and it leaves no state outside
+the run: nothing to save and restore around a check, and an observer made with no run (a
+benchmark, a test, a judge tracing the reference loop in the decider) is numbered nowhere,
+watches everything, and sends nothing. (A run found through a global or a context variable
+would spare that argument, but an observer would then join whichever run was current where
+it was made: a judge's wrappers would take numbers of the check's observers.)
 
 An observer that keeps a log (``streamed``: the recording models' forwards) sends each
 entry the moment it is made, during the learner's call, and the decider builds its log
@@ -16,7 +28,7 @@ decider sees. (Code that replaces the grader's methods can still forge what is o
 in its process, which is why such properties are labelled "observed".)
 
 Modes: ``direct`` (one process, the tests and ``grader.selftest.in_process``), ``record``
-(the runner) and ``replay`` (the decider). Outside a check everything is ``direct``.
+(the runner) and ``replay`` (the decider).
 """
 import json
 import weakref
@@ -25,28 +37,90 @@ from contextlib import contextmanager
 DIRECT, RECORD, REPLAY = "direct", "record", "replay"
 
 
-class _State:
-    def __init__(self, mode: str = DIRECT, in_check: bool = False):
-        self.mode, self.in_check = mode, in_check
+class Observation:
+    """The observers of one check run, in ``mode``; in record mode ``send`` takes each
+    streamed observer's entry (one JSON-able message)."""
+
+    def __init__(self, mode: str = DIRECT, send=None):
+        self.mode, self.send = mode, send
         self.in_call = False
-        self.observers: list[weakref.ref] = []
+        self.observers: list[weakref.ref] = []  # in creation order: an observer's index is its name
         self.sent: dict[int, str] = {}  # index -> the state last sent or restored, as JSON
-        self.send_entry = None  # in record mode: sends one streamed observer's entry
 
+    def register(self, observer: "Observer") -> int:
+        """Number ``observer``, the next one this run's check created."""
+        self.observers.append(weakref.ref(observer))
+        return len(self.observers) - 1
 
-_state = _State()
+    @contextmanager
+    def learner_call(self):
+        """Around one call of the learner's code (direct and record modes)."""
+        self.in_call = True
+        try:
+            yield
+        finally:
+            self.in_call = False
+
+    def watching(self) -> bool:
+        """Whether this run's observers count what happens now: during a learner call,
+        never in the decider."""
+        return self.in_call and self.mode != REPLAY
+
+    def changed_states(self) -> dict[int, object]:
+        """{index: state} of the observers whose state differs from the last one sent
+        (streamed observers sent theirs already, entry by entry)."""
+        changed = {}
+        for index, ref in enumerate(self.observers):
+            observer = ref()
+            if observer is None or observer.streamed:
+                continue
+            state = observer.observed_state()
+            text = json.dumps(state, sort_keys=True)
+            if self.sent.get(index) != text:
+                self.sent[index] = text
+                changed[index] = state
+        return changed
+
+    def restore_states(self, states: dict) -> None:
+        """Give the decider's observers the states the runner sent (index as a string key)."""
+        for key, state in states.items():
+            observer = self._observer(int(key))
+            if observer.streamed:
+                raise ValueError(f"a whole state for observer {key}, which sends entries one by one")
+            observer.restore(state)
+            self.sent[int(key)] = json.dumps(state, sort_keys=True)
+
+    def add_entry(self, message: dict) -> None:
+        """Give the decider's streamed observer the entry the runner sent."""
+        observer = self._observer(message["observer"])
+        if not observer.streamed:
+            raise ValueError(f"an entry for observer {message['observer']}, which sends no entries")
+        observer.append(message["entry"])
+
+    def _observer(self, index) -> "Observer":
+        alive = type(index) is int and 0 <= index < len(self.observers)
+        observer = self.observers[index]() if alive else None
+        if observer is None:
+            raise ValueError(f"a state for observer {index}, which this check never created")
+        return observer
 
 
 class Observer:
-    """A check object that watches the learner's code; subclasses give their state as
-    plain data (``observed_state``) and take it back (``restore``). A ``streamed`` one
+    """A check object that watches the learner's code, registered on ``run``, the
+    ``Observation`` of its check's run (None outside a check); subclasses give their state
+    as plain data (``observed_state``) and take it back (``restore``). A ``streamed`` one
     instead adds each entry of its log with ``add`` (plain data), which sends it."""
 
     streamed = False
 
-    def __init__(self):
-        self.observer_index = len(_state.observers)
-        _state.observers.append(weakref.ref(self))
+    def __init__(self, run: Observation | None = None):
+        self.observation = run
+        self.observer_index = None if run is None else run.register(self)
+
+    def watching(self) -> bool:
+        """Whether to count what happens now: always outside a check; inside one, as its
+        run says (during the learner's calls, never in the decider)."""
+        return self.observation is None or self.observation.watching()
 
     def observed_state(self):
         raise NotImplementedError
@@ -58,66 +132,12 @@ class Observer:
         """Append ``entry`` to the log (a streamed observer's own ``append``), and send it
         when the learner's code made it in the runner."""
         self.append(entry)
-        if _state.mode == RECORD and _state.in_call and _state.send_entry is not None:
-            _state.send_entry({"observer": self.observer_index, "entry": entry})
+        run = self.observation
+        if run is not None and run.mode == RECORD and run.in_call:
+            run.send({"observer": self.observer_index, "entry": entry})
 
     def append(self, entry) -> None:
         raise NotImplementedError
-
-
-def watching() -> bool:
-    """Whether observers should count what happens now: during a learner call, or outside
-    any check (a benchmark, a test using a counter directly); never in the decider."""
-    if _state.mode == REPLAY:
-        return False
-    return _state.in_call or not _state.in_check
-
-
-@contextmanager
-def check_scope(mode: str):
-    """A check run: observers are numbered from 0, in ``mode``."""
-    saved = _state.__dict__.copy()
-    _state.__init__(mode, in_check=True)
-    try:
-        yield
-    finally:
-        _state.__dict__.clear()
-        _state.__dict__.update(saved)
-
-
-def mode() -> str:
-    return _state.mode
-
-
-@contextmanager
-def learner_call():
-    """Around one call of the learner's code (direct and record modes)."""
-    _state.in_call = True
-    try:
-        yield
-    finally:
-        _state.in_call = False
-
-
-def send_entries_to(send) -> None:
-    """In the runner: where streamed observers send their entries (one JSON-able message each)."""
-    _state.send_entry = send
-
-
-def changed_states() -> dict[int, object]:
-    """{index: state} of the observers whose state differs from the last one sent
-    (streamed observers sent theirs already, entry by entry)."""
-    changed = {}
-    for index, ref in enumerate(_state.observers):
-        observer = ref()
-        if observer is None or observer.streamed:
-            continue
-        state = observer.observed_state()
-        text = json.dumps(state, sort_keys=True)
-        if _state.sent.get(index) != text:
-            _state.sent[index] = text
-            changed[index] = state
-    return changed
 
 
 def count(state) -> int:
@@ -132,29 +152,3 @@ def ints(values, name: str) -> list[int]:
     if type(values) is not list or not all(type(v) is int for v in values):
         raise ValueError(f"an observed {name} is not a list of ints")
     return values
-
-
-def restore_states(states: dict) -> None:
-    """Give the decider's observers the states the runner sent (index as a string key)."""
-    for key, state in states.items():
-        observer = _observer(int(key))
-        if observer.streamed:
-            raise ValueError(f"a whole state for observer {key}, which sends entries one by one")
-        observer.restore(state)
-        _state.sent[int(key)] = json.dumps(state, sort_keys=True)
-
-
-def add_entry(message: dict) -> None:
-    """Give the decider's streamed observer the entry the runner sent."""
-    observer = _observer(message["observer"])
-    if not observer.streamed:
-        raise ValueError(f"an entry for observer {message['observer']}, which sends no entries")
-    observer.append(message["entry"])
-
-
-def _observer(index) -> Observer:
-    alive = type(index) is int and 0 <= index < len(_state.observers)
-    observer = _state.observers[index]() if alive else None
-    if observer is None:
-        raise ValueError(f"a state for observer {index}, which this check never created")
-    return observer

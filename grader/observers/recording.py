@@ -30,13 +30,14 @@ def forward(data) -> Forward:
 
 class RecordingModel(Observer):
     """Behaves like the wrapped causal LM; ``forwards`` lists what each call was fed. Each
-    forward is logged before it runs (so a forward that raises is logged too) and, inside
-    a check, sent to the decider at once (grader/observers/observation.py)."""
+    forward is logged before it runs (so a forward that raises is logged too) and, made
+    with a check's run (``RecordingModel(model, check.observation)``), sent to the decider
+    at once (grader/observers/observation.py)."""
 
     streamed = True
 
-    def __init__(self, model):
-        super().__init__()
+    def __init__(self, model, run: observation.Observation | None = None):
+        super().__init__(run)
         self.model = model
         self.forwards: list[Forward] = []
 

@@ -20,10 +20,11 @@ class Call(Forward):
 
 
 class LoggedModel(RecordingModel):
-    """A RecordingModel that also appends each forward, with its tokens, to a shared log."""
+    """A RecordingModel that also appends each forward, with its tokens, to a shared log
+    (``run``: the check's, as for RecordingModel)."""
 
-    def __init__(self, model, role: str, log: list[Call]):
-        super().__init__(model)
+    def __init__(self, model, role: str, log: list[Call], run: observation.Observation | None = None):
+        super().__init__(model, run)
         self.role, self.log = role, log
 
     def entry(self, input_ids, kwargs) -> dict:

@@ -15,9 +15,8 @@ class RecordingCheckRun(CheckRun):
     what each lookup and call gave (``send`` takes one JSON-able message)."""
 
     def __init__(self, exercise: Exercise, module: ModuleType, seed: int, send):
-        super().__init__(exercise, module, seed)
+        super().__init__(exercise, module, seed, observation.Observation(observation.RECORD, send))
         self.send, self.handles, self.calls = send, wire.Handles(), 0
-        observation.send_entries_to(send)
 
     def function(self, name: str):
         value = getattr(self.module, name, None)
@@ -35,11 +34,11 @@ class RecordingCheckRun(CheckRun):
         try:
             result = super().call(fn, *args, what=what, **kwargs)
         except Stop as stop:
-            self.send({"call": index, "digest": digest, "observed": observation.changed_states(),
+            self.send({"call": index, "digest": digest, "observed": self.observation.changed_states(),
                        "stop": {"status": stop.status, "summary": stop.summary, "traceback": stop.tb,
                                 "findings": [asdict(f) for f in stop.findings]}})
             raise
-        self.send({"call": index, "digest": digest, "observed": observation.changed_states(),
+        self.send({"call": index, "digest": digest, "observed": self.observation.changed_states(),
                    "result": wire.encode(result, self.handles)})
         return result
 

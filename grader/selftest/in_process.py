@@ -15,7 +15,6 @@ from grader import implementation
 from grader.checks.harness import CheckRun, checked, learner_frame
 from grader.decider.replay import ReplayCheckRun
 from grader.exercises import Exercise
-from grader.observers import observation
 from grader.runner.record import RecordingCheckRun
 from grader.verdict import ERROR, Verdict
 
@@ -27,16 +26,14 @@ def replayed(exercise: Exercise, impl: str, seed: int) -> Verdict:
     except BaseException:  # what an import failure gives is the runner's, tested apart
         return run_check(exercise, impl, seed)
     pending = iter(recorded(exercise, module, seed))
-    with observation.check_scope(observation.REPLAY):
-        return checked(ReplayCheckRun(exercise, seed, lambda: json.loads(next(pending))))
+    return checked(ReplayCheckRun(exercise, seed, lambda: json.loads(next(pending))))
 
 
 def recorded(exercise: Exercise, module, seed: int) -> list[str]:
     """The records a runner sends for the check run on ``module``, JSON-encoded."""
     records: list[str] = []
-    with observation.check_scope(observation.RECORD):
-        checked(RecordingCheckRun(
-            exercise, module, seed, lambda message: records.append(json.dumps(message, allow_nan=False))))
+    checked(RecordingCheckRun(
+        exercise, module, seed, lambda message: records.append(json.dumps(message, allow_nan=False))))
     return records
 
 
@@ -77,7 +74,6 @@ def run_check(exercise: Exercise, impl: str, seed: int) -> Verdict:
                           "module runs on import: keep it to definitions.", seed,
                           traceback=traceback.format_exc())
     else:
-        with observation.check_scope(observation.DIRECT):
-            verdict = checked(CheckRun(exercise, module, seed))
+        verdict = checked(CheckRun(exercise, module, seed))
     verdict.seconds = time.perf_counter() - start
     return verdict
