@@ -16,8 +16,9 @@ calling the learner's code, and in the decider, which answers each ``check.call`
 runner's next record after matching its index and the digest of its arguments. So:
 
 1. Randomness only from ``check.generator(key)`` or after ``check.seed_everything(key)``:
-   an unseeded draw gives the two runs different arguments, and the decider then says
-   the learner "sent the grader something it never asks for".
+   an unseeded draw gives the two runs different arguments; the decider then checks the
+   course's reference too, and its verdict names a grader bug (grader/decider/run.py).
+   tests/test_layout.py lints the checks for draws from a global generator.
 2. Branch only on the seed and on what ``check.function`` and ``check.call`` returned:
    never on time, the machine, hash order, or state left by an earlier check.
 3. Whatever watches the learner's code while it runs (a model wrapper, a counter) is an

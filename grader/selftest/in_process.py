@@ -41,7 +41,7 @@ def first_difference(exercise: Exercise, impl: str, seed: int) -> str | None:
     """Where two runs of the check on ``impl``, in this process, ask for different things:
     a check must call with the same arguments in the same order every time (the decider
     replays it and matches each call by index and digest), so any difference is a bug of
-    the check, which the decider would blame on the learner. None when there is none."""
+    the check, which the decider would report as a grader bug. None when there is none."""
     module = implementation.load(impl, exercise.module)
     runs = [[_request(json.loads(r)) for r in recorded(exercise, module, seed)] for _ in range(2)]
     for index, (first, second) in enumerate(zip(*runs)):
