@@ -28,11 +28,28 @@ def joined(*hints: Hint, sep: str = " ") -> tuple[str, ...]:
     return tuple(sep.join(part[n] for part in parts if n < len(part)) for n in range(max(map(len, parts))))
 
 
+VALUE = "value"  # deterministic: an output compared with its expected value or formula
+OBSERVED = "observed"  # deterministic, judged from what was observed in the process running
+# the learner's code (forwards fed, host reads, compiled graphs), which that code could rewrite
+LAW = "law"  # statistical: draws tested against their exact law (a p-value, Holm-corrected)
+SUPPORT = "support"  # statistical, failed outright: an outcome of probability 0 under the law occurred
+KINDS = (VALUE, OBSERVED, LAW, SUPPORT)
+STATISTICAL = (LAW, SUPPORT)
+
+
+def property_text(name: str, case: str = "") -> str:
+    """A property as the learner reads it: its name, then its case in parentheses."""
+    return f"{name} ({case})" if case else name
+
+
 @dataclass
 class Finding:
-    """One property that failed: what, by how much, and the bug it usually means."""
+    """One property that failed: which (its name, the case it was checked on, its kind), what
+    was found, by how much, and the bug it usually means."""
 
-    property: str
+    name: str  # "law of token 1"
+    case: str  # the setting it was checked on ("T=0.6, prompt [2]"), or ""
+    kind: str  # one of KINDS
     message: str
     hint: str = ""
     table: list[list[str]] | None = None  # header row first
@@ -42,10 +59,17 @@ class Finding:
     more_hints: list[str] = field(default_factory=list)  # the hint's next levels (--hint N)
 
     @classmethod
-    def hinted(cls, prop: str, message: str, hint: Hint = "", table=None, **numbers) -> "Finding":
+    def hinted(cls, name: str, case: str, kind: str, message: str, hint: Hint = "", table=None,
+               **numbers) -> "Finding":
         """A Finding whose ``hint`` may come in levels: the first is shown, the rest on asking."""
         given = levels(hint)
-        return cls(prop, message, given[0] if given else "", table, **numbers, more_hints=given[1:])
+        return cls(name, case, kind, message, given[0] if given else "", table, **numbers,
+                   more_hints=given[1:])
+
+    @property
+    def property(self) -> str:
+        """"law of token 1 (T=0.6, prompt [2])": the name and the case, as shown."""
+        return property_text(self.name, self.case)
 
 
 @dataclass
@@ -60,8 +84,8 @@ class Verdict:
     output: str = ""  # what the learner's code printed, truncated
     seconds: float = 0.0
     stopped: bool = False  # a property failed that the later ones depend on: they did not run
-    observed: list[str] = field(default_factory=list)  # properties judged from what was observed
-    # in the process running the learner's code, which that code could rewrite
+    observed: list[tuple[str, str]] = field(default_factory=list)  # (name, case) of the properties
+    # judged from what was observed in the process running the learner's code (kind OBSERVED)
     reference_opened: list[str] = field(default_factory=list)  # the course's reference or check
     # files that process reports opening (a report of the learner's process, not a proof)
     detectable: list[tuple[str, float]] = field(default_factory=list)  # (statistical property,
@@ -72,19 +96,43 @@ class Verdict:
 
     @property
     def observed_failed(self) -> int:
-        return sum(f.property in self.observed for f in self.findings)
+        return sum(f.kind == OBSERVED for f in self.findings)
 
     @property
     def passed(self) -> bool:
         return self.status == PASSED
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """JSON-able fields; each finding's ``property`` text beside its name and case."""
+        data = asdict(self)
+        for finding, written in zip(self.findings, data["findings"]):
+            written["property"] = finding.property
+        return data
 
     @classmethod
     def from_dict(cls, data: dict) -> "Verdict":
-        findings = [Finding(**f) for f in data.pop("findings", [])]
-        return cls(findings=findings, **data)
+        data = dict(data)
+        findings = [Finding(**{k: v for k, v in f.items() if k != "property"}) for f in data.pop("findings", [])]
+        observed = [tuple(pair) for pair in data.pop("observed", [])]
+        detectable = [tuple(pair) for pair in data.pop("detectable", [])]
+        return cls(findings=findings, observed=observed, detectable=detectable, **data)
+
+
+def load_error_verdict(exercise: str, seed: int, error) -> Verdict:
+    """The verdict on an implementation that would not import, worded from the runner's
+    ``load_error`` record (``grader.runner.record.load_error``), whichever process made it:
+    the record may be forged, so each of its values is cut to text."""
+    error = error if type(error) is dict else {}
+    text = {k: str(v)[:5000] for k, v in error.items()}
+    if text.get("kind") == "syntax":
+        summary = (f"your code has a syntax error in {text.get('file')}, line {text.get('line')}: "
+                   f"{text.get('message')}. Fix it, then check again.")
+    elif text.get("kind") == "missing":
+        summary = text.get("message", "")
+    else:
+        summary = (f"importing your code failed with {text.get('message')}{text.get('frame', '')}. "
+                   "Code at the top level of a module runs on import: keep it to definitions.")
+    return Verdict(exercise, ERROR, summary, seed, traceback=text.get("traceback", ""))
 
 
 def format_table(table: list[list[str]]) -> str:
@@ -93,30 +141,16 @@ def format_table(table: list[list[str]]) -> str:
     return "\n".join("      " + line for line in lines)
 
 
-def split_case(prop: str) -> tuple[str, str]:
-    """A property's name and its case, the trailing parenthesis: "law of token 1 (T=0.6,
-    prompt [2])" -> ("law of token 1", "(T=0.6, prompt [2])"); ("greedy", "") without one."""
-    if not prop.endswith(")"):
-        return prop, ""
-    depth = 0
-    for index in range(len(prop) - 1, -1, -1):
-        depth += {")": 1, "(": -1}.get(prop[index], 0)
-        if depth == 0:
-            return (prop[:index].rstrip(), prop[index:]) if index else (prop, "")
-    return prop, ""
-
-
-def listed(properties: list[str]) -> str:
-    """Property names with each case written once: "law of token 1, law of token 2 (T=0.6);
+def listed(properties: list[tuple[str, str]]) -> str:
+    """(name, case) pairs with each case written once: "law of token 1, law of token 2 (T=0.6);
     law of the first 5 tokens (top-k)" for consecutive properties that share a case."""
     groups: list[tuple[list[str], str]] = []
-    for prop in properties:
-        name, case = split_case(prop)
+    for name, case in properties:
         if groups and case and groups[-1][1] == case:
             groups[-1][0].append(name)
         else:
             groups.append(([name], case))
-    return "; ".join(", ".join(names) + (f" {case}" if case else "") for names, case in groups)
+    return "; ".join(property_text(", ".join(names), case) for names, case in groups)
 
 
 def format_text(verdict: Verdict, verbose: bool = False, timing: bool = True, hints: int = 1) -> str:
@@ -129,7 +163,7 @@ def format_text(verdict: Verdict, verbose: bool = False, timing: bool = True, hi
     findings = verdict.findings if verbose else verdict.findings[:SHOWN_FINDINGS]
     previous_case, hinted, deeper = "", {}, False  # hint -> the first property shown with it
     for finding in findings:
-        name, case = split_case(finding.property)
+        name, case = finding.name, finding.case
         shown = f"{name} (same case)" if case and case == previous_case else finding.property
         previous_case = case
         lines.append(f"  - {shown}: {finding.message}")

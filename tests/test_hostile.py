@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from grader import grade
+from grader import exercises, grade
 from grader.decider import replay, run
 from grader.observers import observation
 from grader.observers.recording import forward
+from grader.selftest.in_process import replayed, run_check
 from tests.conftest import run_grader
 
 HOSTILE = Path(__file__).parent / "hostile"
@@ -81,19 +82,22 @@ def test_traceback_only_with_verbose():
 
 
 def test_every_field_of_a_runners_finding_is_checked():
-    good = {"property": "p", "message": "m" * 9000, "hint": "", "table": [["a", "b"], ["c", "d"]],
-            "statistic": 3, "p_value": 0.5, "draws": 10}
+    good = {"name": "p", "case": "c", "kind": "law", "message": "m" * 9000, "hint": "",
+            "table": [["a", "b"], ["c", "d"]], "statistic": 3, "p_value": 0.5, "draws": 10}
     kept = replay.finding(good)
     assert len(kept.message) == replay.TEXT_LIMITS["message"] and kept.statistic == 3.0
+    assert (kept.name, kept.case, kept.kind) == ("p", "c", "law")
     for field, bad in [("statistic", "a string"), ("statistic", float("nan")), ("p_value", 7),
                        ("p_value", True), ("draws", -1), ("draws", 2.5), ("table", [["a", "b"], ["c"]]),
                        ("table", [["a", 1]]), ("table", []), ("table", "text"), ("hint", None),
-                       ("property", ["p"]), ("unknown", 1), ("more_hints", "text"), ("more_hints", [1]),
+                       ("name", ["p"]), ("case", None), ("kind", "passed"), ("kind", ["law"]),
+                       ("property", "p (c)"), ("unknown", 1), ("more_hints", "text"), ("more_hints", [1]),
                        ("more_hints", ["h"] * (replay.MAX_HINT_LEVELS + 1))]:
         with pytest.raises(ValueError):
             replay.finding(dict(good, **{field: bad}))
-    with pytest.raises(ValueError):
-        replay.finding({"message": "no property"})
+    for missing in ("name", "kind", "message"):
+        with pytest.raises(ValueError):
+            replay.finding({k: v for k, v in good.items() if k != missing})
 
 
 def test_csv_cells_that_would_start_a_formula_are_quoted():
@@ -119,3 +123,14 @@ def test_start_and_end_records_are_checked():
     for record in ({"start": "max_fn", "output_at": 5, "reference_opened": []}, {"start": "max_fn", "output_at": -1},
                    {"start": "kv_cache", "output_at": 5}, {"start": "max_fn", "output_at": 2.5}, ["start"]):
         assert run._offset(record, "start", "max_fn") is None, record
+
+
+@pytest.mark.parametrize("name", ["syntax_error", "import_error", "exit_on_import", "no_such_file"])
+def test_the_tests_in_process_word_a_load_error_as_the_learner_reads_it(name):
+    """Code that does not import gets one verdict, worded once (``verdict.load_error_verdict``
+    on the runner's record): the in-process checks the course's tests run give the learner's."""
+    exercise, path = exercises.get("autoregressive_generate"), str(HOSTILE / f"{name}.py")
+    learners, = run.run_isolated([exercise.id], path, seed=0)
+    assert learners.status == "error" and "Traceback" not in learners.summary, learners.summary
+    for verdict in (replayed(exercise, path, seed=0), run_check(exercise, path, seed=0)):
+        assert (verdict.status, verdict.summary) == (learners.status, learners.summary)

@@ -7,7 +7,7 @@ import pytest
 from grader import exercises
 from grader.selftest import mutants
 from grader.selftest.in_process import replayed
-from grader.verdict import FAILED, format_text, split_case
+from grader.verdict import FAILED, OBSERVED, STATISTICAL, VALUE, format_text
 
 MUTANTS = Path(__file__).parent / "mutants"
 
@@ -41,9 +41,10 @@ def test_the_cache_feed_table_comes_before_the_outputs_it_explains(tmp_path):
                                    "        seen = 0\n"))
     verdict = replayed(exercises.get("autoregressive_generate"), str(path), seed=0)
     assert verdict.status == FAILED
-    properties = [f.property for f in verdict.findings]
-    assert any(p.startswith("greedy output") for p in properties), properties
-    assert properties[0] == "forwards with use_cache=True", properties
+    properties = [(f.name, f.kind) for f in verdict.findings]
+    assert ("greedy output", VALUE) in properties, properties
+    assert properties[0] == ("forwards with use_cache=True", OBSERVED), properties
+    assert verdict.observed_failed == 1 and ("forwards with use_cache=True", "") in verdict.observed
     assert verdict.findings[0].table[0][:3] == ["forward", "tokens fed", "cached"]
     assert "forwards with use_cache=True" in format_text(verdict).splitlines()[2]
 
@@ -51,15 +52,15 @@ def test_the_cache_feed_table_comes_before_the_outputs_it_explains(tmp_path):
 def test_q_from_another_processor_gets_the_processor_hint(tmp_path):
     """Only the T != 1 settings fail when q is softmax(logits): the hint names the cause."""
     verdict = verdict_of("spec_q_not_processed", tmp_path)
-    laws = [f for f in verdict.findings if f.property.startswith(("law", "acceptance rate ("))]
-    assert laws and all("MultinomialProcessor(temperature=1.0)" not in f.property for f in laws)
+    laws = [f for f in verdict.findings if f.kind in STATISTICAL]
+    assert laws and all("MultinomialProcessor(temperature=1.0)" not in f.case for f in laws)
     assert all("same logits_processor as p" in f.hint for f in laws)
 
 
 def test_a_bug_that_fails_at_t1_too_keeps_the_generic_hint(tmp_path):
     verdict = verdict_of("spec_target_rows_shifted", tmp_path)
-    laws = [f for f in verdict.findings if f.property.startswith("law")]
-    assert any("MultinomialProcessor(temperature=1.0)" in f.property for f in laws)
+    laws = [f for f in verdict.findings if f.kind in STATISTICAL]
+    assert any("MultinomialProcessor(temperature=1.0)" in f.case for f in laws)
     assert not any("same logits_processor as p" in f.hint for f in laws)
 
 
@@ -113,16 +114,15 @@ def test_a_case_shared_by_failed_properties_is_written_once(tmp_path):
     "(same case)". A hint shared by findings is written once, then pointed back to by name."""
     verdict = verdict_of("spec_correction_from_p", tmp_path)
     text = format_text(verdict)
-    summary, findings = text.splitlines()[1], [f.property for f in verdict.findings]
-    cases = [split_case(p)[1] for p in findings]
-    repeated = next(c for c, d in zip(cases, cases[1:]) if c and c == d)
+    summary, cases = text.splitlines()[1], [f.case for f in verdict.findings]
+    repeated = next(f"({c})" for c, d in zip(cases, cases[1:]) if c and c == d)
     assert summary.count(repeated) == 1 and repeated in summary, summary
     assert text.count(repeated) == 1 + summary.count(repeated) and "(same case)" in text, text
     everything = format_text(verdict, verbose=True)
     first = verdict.findings[0]
     assert any(f.hint == first.hint for f in verdict.findings[1:]), everything
     assert everything.count(first.hint) == 1, everything
-    assert f"hint: as for {split_case(first.property)[0]} above" in everything, everything
+    assert f"hint: as for {first.name} above" in everything, everything
 
 
 def test_a_hint_tells_the_idea_first_and_the_code_on_asking(tmp_path):
@@ -267,3 +267,24 @@ def test_every_hint_has_levels_a_verdict_can_carry():
         levels = [hint] if isinstance(hint, str) else hint
         assert isinstance(levels, tuple | list) and 1 <= len(levels) <= 1 + MAX_HINT_LEVELS, name
         assert all(isinstance(level, str) and level.strip() for level in levels), name
+
+
+def test_a_verdict_goes_through_json_and_back_with_its_findings_typed():
+    """``to_dict`` writes each finding's fields and its ``property`` text (what the JSON's
+    readers show); ``from_dict`` takes that back to the same verdict."""
+    import json
+
+    from grader.verdict import LAW, Finding, Verdict
+
+    findings = [Finding.hinted("law of token 1", "T=0.6, prompt [2]", LAW, "rejected", ("idea", "code"),
+                               [["token", "count"], ["1", "3"]], statistic=9.5, p_value=1e-5, draws=300),
+                Finding("forwards with use_cache=True", "", OBSERVED, "fed the whole prefix")]
+    verdict = Verdict("kv_cache", FAILED, "2 of 5 properties failed", 0, findings, 5,
+                      observed=[("forwards with use_cache=True", "")],
+                      detectable=[("law of token 1 (T=0.6, prompt [2])", 0.2)])
+    data = json.loads(json.dumps(verdict.to_dict()))
+    assert [f["property"] for f in data["findings"]] == ["law of token 1 (T=0.6, prompt [2])",
+                                                         "forwards with use_cache=True"]
+    assert [(f["name"], f["case"], f["kind"]) for f in data["findings"]] == [
+        ("law of token 1", "T=0.6, prompt [2]", LAW), ("forwards with use_cache=True", "", OBSERVED)]
+    assert Verdict.from_dict(data) == verdict and verdict.observed_failed == 1

@@ -60,8 +60,8 @@ def generated(check: CheckRun, generate, *args, what: str, **kwargs) -> list[int
 def check_greedy(check, generate, model, label, prompt, use_cache):
     ids = generated(check, generate, prompt, model, max_gen_len=8, eos_tokens_id=NO_EOS,
                     use_cache=use_cache, what=f"({label})")
-    check.judge("loop_properties.greedy", f"greedy output ({label})", ids, model, prompt, GREEDY_HINT,
-                "gave {ids}; greedy decoding gives {expected}", max_gen_len=8, eos_tokens_id=NO_EOS)
+    check.judge("loop_properties.greedy", "greedy output", ids, model, prompt, GREEDY_HINT,
+                "gave {ids}; greedy decoding gives {expected}", case=label, max_gen_len=8, eos_tokens_id=NO_EOS)
 
 
 def check_end_tokens(check, generate, model):
@@ -72,15 +72,15 @@ def check_end_tokens(check, generate, model):
                      what="(max_gen_len=10)")
     firsts = sorted({t: i for i, t in reversed(list(enumerate(free)))}.items(), key=lambda x: x[1])
     (early, _), (late, _) = (firsts[0], firsts[-1]) if firsts else ((NO_EOS, 0), (NO_EOS, 0))
-    for eos, prop, hint in ((late, "end token (int)", "stop right after the first end token and include "
-                             "it in the output"),
-                            ([late, early], "end tokens (list)", "with a list, stop at whichever end "
-                             "token comes first in the text, not at the first one listed")):
+    for eos, (prop, case), hint in ((late, ("end token", "int"), "stop right after the first end token "
+                                     "and include it in the output"),
+                                    ([late, early], ("end tokens", "list"), "with a list, stop at whichever "
+                                     "end token comes first in the text, not at the first one listed")):
         ids = generated(check, generate, [5], model, max_gen_len=10, eos_tokens_id=eos,
                         what=f"(eos_tokens_id={eos})")
         check.judge("loop_properties.greedy", prop, ids, model, [5], hint,
-                    f"with eos_tokens_id={eos} gave {{ids}}; expected {{expected}}", max_gen_len=10,
-                    eos_tokens_id=eos)
+                    f"with eos_tokens_id={eos} gave {{ids}}; expected {{expected}}", case=case,
+                    max_gen_len=10, eos_tokens_id=eos)
     for length in (1, 10):
         ids = free if length == 10 else generated(check, generate, [5], model, max_gen_len=length,
                                                   eos_tokens_id=NO_EOS, what=f"(max_gen_len={length})")
@@ -120,8 +120,9 @@ def check_shipped_pair(check, generate):
     prompt = tokenizer("def read_config(path):\n")["input_ids"]
     ids = generated(check, generate, prompt, target, max_gen_len=16, use_cache=True,
                     what="(the shipped target, greedy, use_cache=True)")
-    check.judge("loop_properties.greedy", "greedy output (shipped target)", ids, target, prompt,
-                said="gave {ids}; greedy decoding gives {expected}", max_gen_len=16, use_cache=True)
+    check.judge("loop_properties.greedy", "greedy output", ids, target, prompt,
+                said="gave {ids}; greedy decoding gives {expected}", case="shipped target", max_gen_len=16,
+                use_cache=True)
 
 
 def check_law(check, generate, model, processor, prompt, use_cache):
@@ -131,5 +132,5 @@ def check_law(check, generate, model, processor, prompt, use_cache):
                                logits_processor=processor, eos_tokens_id=1,
                                use_cache=use_cache, what=f"({label})"))
                for _ in range(LAW_DRAWS)]
-    check.judge("loop_properties.first_tokens", f"law of the first {LAW_LENGTH} tokens ({label})", samples,
-                model, prompt, LAW_LENGTH, processor, 1, LAW_HINT)
+    check.judge("loop_properties.first_tokens", f"law of the first {LAW_LENGTH} tokens", samples,
+                model, prompt, LAW_LENGTH, processor, 1, LAW_HINT, case=label)

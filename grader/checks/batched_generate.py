@@ -58,7 +58,8 @@ LAW_HINT = ("each row must follow the target's law given its own prompt: the att
 def run(check: CheckRun) -> None:
     generate = check.function("batched_speculative_generate")
     target, drafters = models()
-    check.revise(same_processor_hint)
+    check.revise(same_processor_hint({row_label(row, prompt, case): case.processor
+                                      for case in LAW_CASES for row, prompt in enumerate(case.prompts)}))
     texts = [check_greedy(check, generate, target, drafter, f"{name} drafter, gamma={gamma}", gamma=gamma)
              for name, drafter in drafters.items() for gamma in (1, 3, 5)]
     check_greedy(check, generate, target, drafters["near"], "near drafter, use_cache=False",
@@ -77,6 +78,11 @@ def run(check: CheckRun) -> None:
     for case in LAW_CASES:
         check_law(check, generate, target, drafters, case)
     check_independence(check, generate, target, drafters, TWINS)
+
+
+def row_label(row: int, prompt: list[int], case: Case) -> str:
+    """The case of one row's law tests: "row 1, prompt [2, 3, 4, 5] of <the batch's case>"."""
+    return f"row {row}, prompt {prompt} of {case!r}"
 
 
 def generated(check: CheckRun, generate, prompts, *args, what: str, **kwargs):
@@ -152,10 +158,10 @@ def check_end_tokens(check, generate, target, drafter, free):
         outputs, _ = generated(check, generate, PROMPTS, drafter, target, gamma=3,
                                max_gen_len=GREEDY_LENGTH, eos_tokens_id=eos,
                                what=f"(greedy, eos_tokens_id={eos})")
-        check.judge("stops", f"each row stops at its own end token (eos_tokens_id={eos})", outputs, target,
+        check.judge("stops", "each row stops at its own end token", outputs, target,
                     "a row stops right after the earliest end token it emits (accepted drafts "
                     "and its token), and a finished row emits nothing more while others go on",
-                    max_gen_len=GREEDY_LENGTH, eos_tokens_id=eos)
+                    case=f"eos_tokens_id={eos}", max_gen_len=GREEDY_LENGTH, eos_tokens_id=eos)
 
 
 def check_max_gen_len(check, generate, target, drafter):
@@ -177,11 +183,11 @@ def check_same_model(check, generate, target):
         outputs, rates = generated(check, generate, PROMPTS, drafter, wrapped, gamma=3,
                                    logits_processor=processor, max_gen_len=9, eos_tokens_id=NO_EOS,
                                    what=f"(drafter = target, {processor!r})")
-        check.require(f"drafter = target accepts every draft ({processor!r})",
+        check.require("drafter = target accepts every draft",
                       rates == [1.0] * len(PROMPTS) and all(len(o) == 9 for o in outputs),
                       f"gave {[len(o) for o in outputs]} tokens with rates {rates}; expected 9 "
                       "tokens and rate 1.0 in every row",
-                      DRAFTER_LAG_HINT if drafter_lags(log) else SAME_MODEL_HINT)
+                      DRAFTER_LAG_HINT if drafter_lags(log) else SAME_MODEL_HINT, case=repr(processor))
 
 
 DRAFTER_LAG_HINT = ("after a round that accepts every draft, the drafter has never run on its last "
@@ -236,7 +242,7 @@ def recorded(generate, prompts, target, run, **kwargs) -> tuple[dict, list]:
 
 def check_shipped_pair(check, generate):
     texts = ["def read_config(path):\n", "import os\n", "class Stack:\n    def push(self, item):\n"]
-    check_shipped_greedy(check, "greedy output of every row (shipped pair)", texts, 16,
+    check_shipped_greedy(check, "greedy output of every row", "shipped pair", texts, 16,
                          lambda prompts, drafter, target: generated(
                              check, generate, prompts, drafter, target, gamma=4, max_gen_len=16,
                              what="(the shipped pair, greedy, three prompts)")[0], LAW_HINT)

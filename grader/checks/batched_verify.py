@@ -97,9 +97,9 @@ def check_equal_distributions(check: CheckRun, verify, device: str) -> None:
     results = verified(check, verify, stacked([p] * rows, device), stacked([q] * rows, device),
                        drafts, f"(p == q in every row, B = {rows}, k = {len(q)}, on {device})")
     rejected = sorted({j for pairs in results for j, _ in pairs if j != len(q)})
-    check.require(f"p == q accepts every draft ({device})", not rejected,
+    check.require("p == q accepts every draft", not rejected,
                   f"rejected_idx was {rejected} in some rows of {EQUAL_DRAWS} rounds where "
-                  f"p[:, :k] == q; it must be k = {len(q)} everywhere", rounds.equal_hint(rejected))
+                  f"p[:, :k] == q; it must be k = {len(q)} everywhere", rounds.equal_hint(rejected), case=device)
 
 
 def check_zero_target_drafts(check: CheckRun, verify) -> None:
@@ -134,9 +134,9 @@ def check_vectorised(check: CheckRun, verify) -> None:
             check.call(verify, p, q, drafts, what=f"(B = {batch}, k = {k}, counting torch calls)")
         counts[(batch, k)] = calls.count
         with check.observing():
-            check.require(f"no host sync (B = {batch}, k = {k})", syncs.count == 0,
+            check.require("no host sync", syncs.count == 0,
                           f"read tensors on the host {syncs.count} times (.item(), .tolist(), "
-                          "int(), if tensor: ...)", SYNC_HINT)
+                          "int(), if tensor: ...)", SYNC_HINT, case=f"B = {batch}, k = {k}")
     small, large = counts[(2, 2)], counts[(16, 8)]
     with check.observing():
         check.require("no Python loop over rows or drafts", large < small + 6,

@@ -89,9 +89,9 @@ def run(check: CheckRun) -> None:
                                                 what=f"(kind {kind!r}, backward)")
         check.judge("gradient", kind, target, draft, draft_grad, hint)
         leaked = target_grad is not None and bool(target_grad.abs().max() > 0)
-        check.require(f"no gradient into the target's logits ({kind})", not leaked,
+        check.require("no gradient into the target's logits", not leaked,
                       f"a gradient of size {float(target_grad.abs().max()) if leaked else 0:.3g} reached "
-                      f"target_logits (kind {kind!r})", DETACH_HINT)
+                      f"target_logits (kind {kind!r})", DETACH_HINT, case=kind)
     error = check.call(unknown_kind_error, loss_fn, target, draft, what="(kind 'kl')")
     clear = error is not None and error[0] == "ValueError" and all(k in error[1] for k in KINDS)
     check.require("an unknown kind is a ValueError naming the kinds", clear,

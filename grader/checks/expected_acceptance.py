@@ -54,8 +54,8 @@ def run(check: CheckRun) -> None:
         alpha = alpha.detach().cpu().double()
         check.judge("compare", name, p, q, alpha, what)
         swapped = check.call(alpha_fn, q, p, what=f"{what}, p and q swapped")
-        check.require(f"symmetric in p and q ({name})", isinstance(swapped, torch.Tensor)
+        check.require("symmetric in p and q", isinstance(swapped, torch.Tensor)
                       and swapped.shape == alpha.shape and torch.allclose(swapped.double().cpu(), alpha,
                                                                          rtol=0, atol=TOLERANCE),
                       f"expected_acceptance(q, p) differs from expected_acceptance(p, q) {what}: "
-                      "Σ min(p, q) does not depend on which is the target", HINT)
+                      "Σ min(p, q) does not depend on which is the target", HINT, case=name)

@@ -72,4 +72,4 @@ def check_family(check: CheckRun, greedy_match, family: str, build, rng, dtype, 
                                      arrange, tensor, what=what)
         answered.append((target, drafts, [rounds.parsed(check, result, k, VOCAB, tensor.device, what)
                                           for result in results]))
-    check.judge("compare", f"argmax matching ({family} target rows, {where})", answered)
+    check.judge("compare", f"{family} target rows, {where}", answered)

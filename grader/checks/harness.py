@@ -52,7 +52,22 @@ from grader import exercises
 from grader.exercises import Exercise
 from grader.observers.observation import Observation
 from grader.oracle import power, stats
-from grader.verdict import ERROR, FAILED, NOT_DEFINED, NOT_STARTED, PASSED, Finding, Hint, Verdict, listed
+from grader.verdict import (
+    ERROR,
+    FAILED,
+    LAW,
+    NOT_DEFINED,
+    NOT_STARTED,
+    OBSERVED,
+    PASSED,
+    SUPPORT,
+    VALUE,
+    Finding,
+    Hint,
+    Verdict,
+    listed,
+    property_text,
+)
 
 FAMILY_ERROR_RATE = 1e-3  # a correct implementation fails a check with at most this probability
 
@@ -79,7 +94,8 @@ class CheckRun:
         self.tests: list[tuple[Finding, float]] = []
         self.powered: list[tuple[str, int, int]] = []  # (property, draws, dof) of every test
         self.properties = 0
-        self.observed: list[str] = []  # properties judged from observations (see ``observing``)
+        self.observed: list[tuple[str, str]] = []  # (name, case) of the properties judged from
+        # observations (see ``observing``)
         self._observing = False
         self.skipped: list[tuple[str, str]] = []  # (property, why it could not be evaluated)
         self.revisions = []  # functions that may rewrite the failing findings' hints
@@ -175,27 +191,28 @@ class CheckRun:
         finally:
             self._observing = False
 
-    def _counted(self, prop: str) -> None:
-        self.properties += 1
-        self._label(prop)
-
-    def _label(self, prop: str) -> None:
+    def _kind(self, prop: str, case: str, kind: str) -> str:
+        """The kind of a property recorded now: ``kind``, or OBSERVED inside ``observing``."""
         if self._observing:
-            self.observed.append(prop)
+            self.observed.append((prop, case))
+            return OBSERVED
+        return kind
 
-    def require(self, prop: str, ok: bool, message: str, hint: Hint = "", table=None):
-        """A deterministic property: record a finding if ``ok`` is false. A ``hint`` may come
-        in levels (a tuple): the idea first, then closer to the code."""
-        self._counted(prop)
+    def require(self, prop: str, ok: bool, message: str, hint: Hint = "", table=None, *, case: str = ""):
+        """A deterministic property, ``prop`` checked on ``case`` (the setting, shown in
+        parentheses after it): record a finding if ``ok`` is false. A ``hint`` may come in
+        levels (a tuple): the idea first, then closer to the code."""
+        self.properties += 1
+        kind = self._kind(prop, case, VALUE)
         if not ok:
-            self.findings.append(Finding.hinted(prop, message, hint, table))
+            self.findings.append(Finding.hinted(prop, case, kind, message, hint, table))
         return ok
 
-    def fail(self, prop: str, message: str, hint: Hint = "", table=None):
+    def fail(self, prop: str, message: str, hint: Hint = "", table=None, *, case: str = ""):
         """Stop the check now: later properties depend on this one."""
-        self._label(prop)
-        raise Stop(FAILED, f"{prop} failed, and the properties after it depend on it.",
-                   Finding.hinted(prop, message, hint, table))
+        kind = self._kind(prop, case, VALUE)
+        raise Stop(FAILED, f"{property_text(prop, case)} failed, and the properties after it depend on it.",
+                   Finding.hinted(prop, case, kind, message, hint, table))
 
     def note(self, text: str) -> None:
         """A measurement worth showing even when the check passes (``-v``, ``--json``)."""
@@ -213,21 +230,22 @@ class CheckRun:
             raise Stop(FAILED, f"{self._failed(self.findings)} The {skipped} were not run: "
                                "they rest on these.", findings=list(self.findings))
 
-    def test(self, prop: str, result: "stats.TestResult", hint: Hint = ""):
-        """A statistical property. Impossible outcomes fail at once; p-values are
-        Holm-corrected across the check when it ends."""
-        self._counted(prop)
-        finding = Finding.hinted(prop, result.message, hint, result.table, statistic=result.statistic,
-                                 p_value=result.p_value, draws=result.draws)
+    def test(self, prop: str, result: "stats.TestResult", hint: Hint = "", *, case: str = ""):
+        """A statistical property, ``prop`` on ``case``. Impossible outcomes fail at once (the
+        support test); p-values are Holm-corrected across the check when it ends."""
+        self.properties += 1
+        kind = self._kind(prop, case, SUPPORT if result.impossible else LAW)
+        finding = Finding.hinted(prop, case, kind, result.message, hint, result.table,
+                                 statistic=result.statistic, p_value=result.p_value, draws=result.draws)
         if result.dof:
-            self.powered.append((prop, result.draws, result.dof))
+            self.powered.append((property_text(prop, case), result.draws, result.dof))
         if result.impossible:
             self.findings.append(finding)
         else:
             self.tests.append((finding, result.p_value))
 
     def _failed(self, findings: list[Finding]) -> str:
-        names = list(dict.fromkeys(f.property for f in findings))
+        names = list(dict.fromkeys((f.name, f.case) for f in findings))
         shown = listed(names[:3]) + (f"; and {len(names) - 3} more" if len(names) > 3 else "")
         return f"{len(findings)} of {self.properties} properties failed: {shown}."
 

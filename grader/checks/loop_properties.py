@@ -99,8 +99,8 @@ def check_greedy(check, loop: Loop, target, drafter, prompt, shape: dict, name: 
     label = ", ".join([name, f"prompt {prompt}"] + [f"{key}={value}" for key, value in shape.items()])
     ids, _ = loop.call(prompt, drafter, target, **shape, max_gen_len=GREEDY_LENGTH,
                        eos_tokens_id=NO_EOS, what=f"(greedy, {label})")
-    check.judge("loop_properties.greedy", f"greedy output ({label})", ids, target, prompt,
-                loop.greedy_hint, max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
+    check.judge("loop_properties.greedy", "greedy output", ids, target, prompt, loop.greedy_hint, case=label,
+                max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
 
 
 def check_same_model(check, loop: Loop, target) -> None:
@@ -114,11 +114,11 @@ def check_same_model(check, loop: Loop, target) -> None:
         ids, number = loop.call([2, 3], target, target, **loop.shape, logits_processor=processor,
                                 max_gen_len=length, eos_tokens_id=NO_EOS,
                                 what=f"(drafter = target, {processor!r})")
-        check.require(f"drafter = target accepts every {loop.accepts_every} ({processor!r})",
+        check.require(f"drafter = target accepts every {loop.accepts_every}",
                       len(ids) == length and abs(number - expected) < 1e-9,
                       f"gave {len(ids)} tokens with {loop.returns} {number}; expected {length} "
                       f"tokens and {loop.returns} {expected:.4g}",
-                      loop.same_model_hint)
+                      loop.same_model_hint, case=repr(processor))
 
 
 def check_end_tokens(check, loop: Loop, target) -> None:
@@ -156,12 +156,13 @@ def check_max_gen_len(check, loop: Loop, target, drafter) -> None:
         for name, model in (("drafter = target", target), ("near drafter", drafter)):
             ids, _ = loop.call([1, 2], model, target, **loop.shape, max_gen_len=length, eos_tokens_id=NO_EOS,
                                what=f"(max_gen_len={length}, {shape}, {name})")
-            check.judge("loop_properties.greedy", f"max_gen_len={length} ({name})", ids, target, [1, 2],
-                        loop.max_gen_len_hint, "gave {ids}; expected {expected}", max_gen_len=length,
-                        eos_tokens_id=NO_EOS)
+            check.judge("loop_properties.greedy", f"max_gen_len={length}", ids, target, [1, 2],
+                        loop.max_gen_len_hint, "gave {ids}; expected {expected}", case=name,
+                        max_gen_len=length, eos_tokens_id=NO_EOS)
 
 
-def check_shipped_greedy(check, prop: str, texts: list[str], length: int, run, hint: Hint = "") -> None:
+def check_shipped_greedy(check, prop: str, case: str, texts: list[str], length: int, run,
+                         hint: Hint = "") -> None:
     """On the shipped pair, greedy output equals the shipped target's greedy decoding of the
     same ``length`` tokens. ``run(prompt_ids, drafter, target)`` gives the learner's ids; with
     several ``texts`` it is given every prompt at once and gives a list of ids per prompt."""
@@ -171,5 +172,5 @@ def check_shipped_greedy(check, prop: str, texts: list[str], length: int, run, h
     target, drafter, tokenizer = load_pair(device="cpu")
     prompts = [tokenizer(text)["input_ids"] for text in texts]
     outputs = run(prompts[0] if len(prompts) == 1 else prompts, drafter, target)
-    check.judge("loop_properties.shipped_greedy", prop, outputs, target, prompts, length, hint)
+    check.judge("loop_properties.shipped_greedy", prop, outputs, target, prompts, length, hint, case=case)
 

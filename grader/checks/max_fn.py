@@ -36,13 +36,12 @@ def run(check: CheckRun) -> None:
             edge_output = output(check, max_fn, edge, f"rows with no positive entry, {where}")
             kept = [(y.dtype, y.device) for y in outputs + [edge_output] if (y.dtype, y.device) !=
                     (dtype, edge.device)]
-            check.require(f"dtype and device kept ({where})", not kept,
+            check.require("dtype and device kept", not kept,
                           f"returned {kept[0][0]} on {kept[0][1]} for {dtype} on {edge.device}"
-                          if kept else "", DTYPE_HINT)
-            check.judge("compare", f"norm(max(0, x)) over the last dim ({where})", inputs, outputs,
-                        FORMULA_HINT)
-            check.judge("compare", f"rows with no positive entry give zeros ({where})", [edge],
-                        [edge_output], ZERO_ROW_HINT)
+                          if kept else "", DTYPE_HINT, case=where)
+            check.judge("compare", "norm(max(0, x)) over the last dim", inputs, outputs, FORMULA_HINT, case=where)
+            check.judge("compare", "rows with no positive entry give zeros", [edge], [edge_output], ZERO_ROW_HINT,
+                        case=where)
 
 
 def differences(check: CheckRun, shape: tuple, dtype, device) -> torch.Tensor:

@@ -107,9 +107,9 @@ def check_equal_distributions(check: CheckRun, verify, device: str) -> None:
     check.seed_everything("q == p", device)
     pairs = verified(check, verify, target, target.clone(), drafts, f"(q == p, m = 3, on {device})")
     wrong = sorted({i for i, _ in pairs if i != 0})
-    check.require(f"q == p accepts the first draft ({device})", not wrong,
+    check.require("q == p accepts the first draft", not wrong,
                   f"index was {wrong} in some of {SMALL_DRAWS} calls where proposal_dist == "
-                  "target_dist; it must be 0 every time", rounds.EQUAL_HINT)
+                  "target_dist; it must be 0 every time", rounds.EQUAL_HINT, case=device)
 
 
 def check_zero_target_drafts(check: CheckRun, verify) -> None:

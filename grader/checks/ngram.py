@@ -241,9 +241,9 @@ def check_storage(check, storage_class, case: StorageCase):
         check.call(storage.update, list(context), list(tokens), what=what)
     got = check.call(storage.next_token, list(case.query), what=what)
     if got is not None and (type(got) is not int):
-        check.require(f"next_token returns an int or None ({case.prop})", False,
+        check.require("next_token returns an int or None", False,
                       f"next_token({list(case.query)}) returned {type(got).__name__} {got!r} {what}",
-                      INT_OR_NONE_HINT)
+                      INT_OR_NONE_HINT, case=case.prop)
         return
     check.judge("storage", case, got, what)
 
@@ -296,7 +296,7 @@ def check_shipped_pair(check, generate, storage_class):
         return generated(check, generate, prompt, storage, target, gamma=4, max_gen_len=24, use_cache=True,
                          what="(the shipped target, greedy)")[0]
 
-    check_shipped_greedy(check, "greedy output (shipped target)", [text], 24, run)
+    check_shipped_greedy(check, "greedy output", "shipped target", [text], 24, run)
 
 
 def check_law(check, generate, storage_class, target, case: LawCase):

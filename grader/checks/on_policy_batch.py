@@ -15,6 +15,7 @@ LENGTH = 2
 ROWS = 1600  # 1,200 drafter rows and 400 target rows, half of each per prompt
 FRACTION = 0.25
 COUNT_CASES = ((10, 1 / 3), (7, 0.5), (6, 0.0), (5, 1.0))  # (rows, fraction): round() of each
+COUNT = "round(target_fraction · B) rows from the target"  # the property, on each (rows, fraction)
 COUNT_HINT = ("exactly round(target_fraction · B) rows come from the target (from_target True), the rest "
               "from the drafter: a fixed count, not a coin flip per row.",
               "from_target = torch.arange(B) < round(target_fraction * B): the first rows are the target's.")
@@ -36,20 +37,18 @@ def run(check: CheckRun) -> None:
     ids, target_logits, from_target = returned(check, result, ROWS, len(PROMPTS[0]))
     check.require("prompts kept", torch.equal(ids[:, : prompts.shape[1]], prompts),
                   "the first P columns of ids are not the prompts", PROMPTS_HINT)
-    check.require(f"round(target_fraction · B) rows from the target (B = {ROWS}, fraction {FRACTION})",
-                  int(from_target.sum()) == round(FRACTION * ROWS),
+    check.require(COUNT, int(from_target.sum()) == round(FRACTION * ROWS),
                   f"{int(from_target.sum())} rows are marked from_target; expected {round(FRACTION * ROWS)}",
-                  COUNT_HINT)
+                  COUNT_HINT, case=f"B = {ROWS}, fraction {FRACTION}")
     check.judge("target_logits", target, ids, prompts.shape[1], target_logits)
     for rows, fraction in COUNT_CASES:
         small = torch.tensor([PROMPTS[0]] * rows)
         result = check.call(batch_fn, drafter, target, small, LENGTH, fraction, check.generator("count", rows),
                             what=f"(B = {rows}, target_fraction {fraction:.4g})")
         _, _, flags = returned(check, result, rows, len(PROMPTS[0]))
-        check.require(f"round(target_fraction · B) rows from the target (B = {rows}, fraction {fraction:.4g})",
-                      int(flags.sum()) == round(fraction * rows),
+        check.require(COUNT, int(flags.sum()) == round(fraction * rows),
                       f"{int(flags.sum())} of {rows} rows are marked from_target; expected "
-                      f"{round(fraction * rows)}", COUNT_HINT)
+                      f"{round(fraction * rows)}", COUNT_HINT, case=f"B = {rows}, fraction {fraction:.4g}")
     # a wrong target_logits (judged above) stops the decider here too; the runner, which never
     # judges, goes on, but only to the law tests' judge: no call of the learner's code follows
     check.stop_if_failed("laws of the continuations")

@@ -25,7 +25,7 @@ from grader.checks.loop_properties import (
     models,
 )
 from grader.observers.trace import LoggedModel
-from grader.verdict import joined
+from grader.verdict import STATISTICAL, joined
 from solutions import sampling
 
 GREEDY_RUNS = [([0], {"gamma": 1}), ([2, 3, 4], {"gamma": 2}), ([5, 1], {"gamma": 4})]
@@ -67,7 +67,7 @@ def run(check: CheckRun) -> None:
 
 def run_loop_checks(check: CheckRun, generate, target, drafters: dict, use_cache: bool) -> None:
     """Every property of the loop, with or without the cache."""
-    check.revise(same_processor_hint)
+    check.revise(same_processor_hint({repr(case): case.processor for case in [ACCEPTANCE_CASE, *LAW_CASES]}))
     check_greedy_properties(check, as_loop(check, generate, use_cache), target, drafters, GREEDY_RUNS)
     if not use_cache:
         with check.observing():
@@ -78,7 +78,6 @@ def run_loop_checks(check: CheckRun, generate, target, drafters: dict, use_cache
         check_law(check, generate, target, drafters, case, use_cache)
 
 
-T1 = repr(sampling.MultinomialProcessor(temperature=1.0))
 PROCESSOR_HINT = ("only settings whose logits_processor is not plain sampling at T = 1 fail, "
                   "which usually means q is not the processed distribution: turn the drafter's "
                   "logits into q with the same logits_processor as p (temperature, top-k, top-p "
@@ -86,14 +85,24 @@ PROCESSOR_HINT = ("only settings whose logits_processor is not plain sampling at
                   "softmax(logits). If yours already does, ")
 
 
-def same_processor_hint(findings) -> None:
-    """When the law tests fail only away from T = 1, the usual cause is q computed apart
-    from p's processor: say so instead of the generic hint."""
-    laws_failed = [f for f in findings if f.property.startswith(("law", "acceptance rate ("))
-                   and f.hint != COUNTS_GAMMA_HINT]  # a rate explained by counting gamma: not q
-    if laws_failed and not any(T1 in f.property for f in laws_failed):
-        for finding in laws_failed:
-            finding.hint = PROCESSOR_HINT + finding.hint
+def same_processor_hint(settings: dict):
+    """A revision (``check.revise``) of the statistical findings on ``settings`` (a case ->
+    the logits processor its draws use): when they fail only away from plain sampling at
+    T = 1, the usual cause is q computed apart from p's processor: say so instead of the
+    generic hint."""
+    def revise(findings) -> None:
+        laws_failed = [f for f in findings if f.kind in STATISTICAL and f.case in settings
+                       and f.hint != COUNTS_GAMMA_HINT]  # a rate explained by counting gamma: not q
+        if laws_failed and not any(plain_sampling(settings[f.case]) for f in laws_failed):
+            for finding in laws_failed:
+                finding.hint = PROCESSOR_HINT + finding.hint
+    return revise
+
+
+def plain_sampling(processor) -> bool:
+    """Sampling from softmax(logits) itself: the one processor whose q a loop gets right
+    without applying it."""
+    return type(processor) is sampling.MultinomialProcessor and processor.temperature == 1.0
 
 
 def generated(check: CheckRun, generate, *args, what: str, **kwargs) -> tuple[list[int], float]:
@@ -149,7 +158,7 @@ def check_forwards(check, generate, target, drafter):
 
 
 def check_shipped_pair(check, generate, use_cache):
-    check_shipped_greedy(check, "greedy output (shipped pair)", ["def read_config(path):\n"], 24,
+    check_shipped_greedy(check, "greedy output", "shipped pair", ["def read_config(path):\n"], 24,
                          lambda prompt, drafter, target: generated(
                              check, generate, prompt, drafter, target, gamma=4, max_gen_len=24,
                              use_cache=use_cache, what="(the shipped pair, greedy)")[0])

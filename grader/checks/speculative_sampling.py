@@ -46,10 +46,10 @@ def check_equal_distributions(check: CheckRun, verify, device: str) -> None:
     k = len(proposal)
     pairs = verified(check, verify, target, proposal, drafts, f"(p == q, k = {k}, on {device})")
     rejected = sorted({j for j, _ in pairs if j != k})
-    check.require(f"p == q accepts every draft ({device})", not rejected,
+    check.require("p == q accepts every draft", not rejected,
                   f"rejected_idx was {rejected} in some of {EQUAL_DRAWS} rounds where "
                   f"target_dists[:k] == proposal_dists; it must be k = {k} every time",
-                  rounds.equal_hint(rejected))
+                  rounds.equal_hint(rejected), case=device)
 
 
 def check_zero_target_drafts(check: CheckRun, verify) -> None:

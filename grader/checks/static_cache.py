@@ -122,10 +122,10 @@ def check_discipline(check, fast, target, drafter, processor, prompts, gamma, la
                 judge_forwards(check, list(log), prompt + ids, f"{label}, call {call}")
             rounds = sum(c.role == "target" for c in log) - 1  # the first is the prefill
             with check.observing():
-                check.require(f"one host sync per round ({label}, call {call})",
-                              syncs.count <= rounds + SYNC_ALLOWANCE,
+                check.require("one host sync per round", syncs.count <= rounds + SYNC_ALLOWANCE,
                               f"{syncs.count} host reads of tensors outside the forwards for {rounds} "
-                              f"rounds; expected at most {rounds + SYNC_ALLOWANCE}", ROUND_SYNC_HINT)
+                              f"rounds; expected at most {rounds + SYNC_ALLOWANCE}", ROUND_SYNC_HINT,
+                              case=f"{label}, call {call}")
 
 
 def judge_forwards(check, log, text, label) -> None:
@@ -133,21 +133,21 @@ def judge_forwards(check, log, text, label) -> None:
     for role in dict.fromkeys(c.role for c in log):
         calls = [c for c in log if c.role == role]
         kinds = {(c.cache_id, c.cache_type) for c in calls}
-        check.require(f"one StaticCache for the {role} ({label})",
+        check.require(f"one StaticCache for the {role}",
                       len(kinds) == 1 and next(iter(kinds))[1] == "StaticCache",
                       f"the {role}'s forwards got {len(kinds)} cache object(s) of type "
                       f"{sorted({t for _, t in kinds})}; expected one StaticCache for the whole call",
-                      STATIC_CACHE_HINT)
+                      STATIC_CACHE_HINT, case=label)
         wrong = [(i, c) for i, c in enumerate(calls, 1)
                  if c.positions is not None and c.positions != list(range(c.cached, c.cached + c.fed))]
-        check.require(f"{role} positions = the cache's write position ({label})", not wrong,
+        check.require(f"{role} positions = the cache's write position", not wrong,
                       "forwards fed at other positions than the ones the cache writes to", POSITIONS_HINT,
-                      position_table(wrong))
+                      position_table(wrong), case=label)
     stale = attended_stale(log, text)
-    check.require(f"every forward attends to the text only ({label})", not stale,
+    check.require("every forward attends to the text only", not stale,
                   "a forward read cache entries that are not the text's tokens at their "
                   "positions (rejected drafts left in place, or positions never written)",
-                  STALE_HINT, stale_table(stale))
+                  STALE_HINT, stale_table(stale), case=label)
 
 
 def attended_stale(log, text) -> list[tuple]:
@@ -194,9 +194,9 @@ def check_baseline(check, baseline, target, gpt2):
         for prompt in ([0], [2, 3, 4]):
             ids = check.call(eager, prompt, model, max_gen_len=8, eos_tokens_id=NO_EOS,
                              what=f"(greedy, {name}, prompt {prompt})")
-            check.judge("loop_properties.greedy", f"baseline greedy output ({name}, prompt {prompt})", ids,
-                        model, prompt, said="gave {ids}; greedy decoding gives {expected}", max_gen_len=8,
-                        eos_tokens_id=NO_EOS)
+            check.judge("loop_properties.greedy", "baseline greedy output", ids, model, prompt,
+                        said="gave {ids}; greedy decoding gives {expected}", case=f"{name}, prompt {prompt}",
+                        max_gen_len=8, eos_tokens_id=NO_EOS)
     free = check.call(eager, [5], target, max_gen_len=10, eos_tokens_id=NO_EOS,
                       what="(greedy, prompt [5]: the end tokens below are chosen from it)")
     if not (isinstance(free, list) and len(free) == 10 and all(type(t) is int for t in free)):
@@ -204,10 +204,10 @@ def check_baseline(check, baseline, target, gpt2):
     for eos, length in ((free[3], 10), ([free[6], free[2]], 10), (NO_EOS, 7)):
         ids = check.call(eager, [5], target, max_gen_len=length, eos_tokens_id=eos,
                          what=f"(eos_tokens_id={eos}, max_gen_len={length})")
-        check.judge("loop_properties.greedy",
-                    f"baseline end tokens and length (eos_tokens_id={eos}, max_gen_len={length})", ids, target,
-                    [5], "stop right after the earliest end token, never past max_gen_len",
-                    "gave {ids}; expected {expected}", max_gen_len=length, eos_tokens_id=eos)
+        check.judge("loop_properties.greedy", "baseline end tokens and length", ids, target, [5],
+                    "stop right after the earliest end token, never past max_gen_len",
+                    "gave {ids}; expected {expected}", case=f"eos_tokens_id={eos}, max_gen_len={length}",
+                    max_gen_len=length, eos_tokens_id=eos)
     log = []
     wrapped = LoggedModel(target, "target", log, check.observation)
     ids = check.call(eager, [2, 3], wrapped, max_gen_len=6, eos_tokens_id=NO_EOS,
@@ -220,9 +220,8 @@ def check_baseline(check, baseline, target, gpt2):
     check.seed_everything("baseline law", label)
     samples = [tuple(check.call(eager, prompt, target, max_gen_len=length, logits_processor=processor,
                                 eos_tokens_id=1, what=f"({label})")) for _ in range(draws)]
-    check.judge("loop_properties.first_tokens", f"baseline law of the first {length} tokens ({label})", samples,
-                target, prompt, length, processor, 1,
-                LAW_HINT)
+    check.judge("loop_properties.first_tokens", f"baseline law of the first {length} tokens", samples,
+                target, prompt, length, processor, 1, LAW_HINT, case=label)
 
 
 def check_baseline_reads(check, eager, target) -> None:
@@ -257,8 +256,8 @@ def check_compiled(check, fast):
         ids, _ = speculative.generated(check, fast, prompt, drafter, target, gamma=4, max_gen_len=length,
                                        logits_processor=GREEDY, compile=True,
                                        what=f"(the shipped pair, greedy, compile=True, max_gen_len={length})")
-        check.judge("loop_properties.shipped_greedy", f"compiled greedy output (shipped pair, max_gen_len={length})",
-                    ids, target, [prompt], length)
+        check.judge("loop_properties.shipped_greedy", "compiled greedy output", ids, target, [prompt], length,
+                    case=f"shipped pair, max_gen_len={length}")
         if compiled_before is not None:
             new = graphs.count - compiled_before
             with check.observing():

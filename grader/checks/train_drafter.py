@@ -114,9 +114,9 @@ def reported(check: CheckRun, history, label: str, steps: int = STEPS, every: in
     ok = (len(pairs) == len(history) == len(steps) and [pair[0] for pair in pairs] == steps
           and all(isinstance(a, float) and 0.0 <= a <= 1.0 for _, a in pairs))
     if not ok:
-        check.fail(f"α reported at steps {steps} ({label})",
+        check.fail(f"α reported at steps {steps}",
                    f"returned {str(history)[:160]}; expected a list of (step, α) pairs for steps {steps}, "
-                   "each α a float in [0, 1]", HISTORY_HINT)
+                   "each α a float in [0, 1]", HISTORY_HINT, case=label)
     return dict(pairs)
 
 
@@ -125,6 +125,6 @@ def load(check: CheckRun, drafter, weights, label: str) -> None:
     same = isinstance(weights, dict) and weights.keys() == expected.keys() and all(
         isinstance(weights[k], torch.Tensor) and weights[k].shape == v.shape for k, v in expected.items())
     if not same:
-        check.fail(f"the drafter keeps its parameters ({label})", "after training, the drafter's parameters "
-                   "have other names or shapes", "train the drafter passed in, in place: no new model")
+        check.fail("the drafter keeps its parameters", "after training, the drafter's parameters "
+                   "have other names or shapes", "train the drafter passed in, in place: no new model", case=label)
     drafter.load_state_dict({k: v.to(expected[k].dtype) for k, v in weights.items()})

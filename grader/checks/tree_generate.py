@@ -139,7 +139,7 @@ def as_loop(check: CheckRun, generate) -> shared.Loop:
 
 
 def check_shipped_pair(check, generate):
-    shared.check_shipped_greedy(check, "greedy output (shipped pair)", ["def read_config(path):\n"], 16,
+    shared.check_shipped_greedy(check, "greedy output", "shipped pair", ["def read_config(path):\n"], 16,
                                 lambda prompt, drafter, target: generated(
                                     check, generate, prompt, drafter, target, max_gen_len=16, use_cache=True,
                                     what="(the shipped pair, greedy, branching=(2, 2, 1))")[0])
@@ -163,11 +163,11 @@ def check_law(check, generate, target, drafters, case):
              if abs(n - forwards * (1 + mean)) > 1e-6]
     with check.observing():  # the first tree and the forward count, as the wrapper logged them
         whole_tree(check, case, first_trees)
-        check.require(f"mean_accepted = accepted nodes / target forwards ({label})", not wrong,
+        check.require("mean_accepted = accepted nodes / target forwards", not wrong,
                       f"(tokens, target forwards, mean_accepted) were {wrong[:3]} in {len(wrong)} runs: "
                       "a run without end tokens emits one token more than it accepts per round, so "
                       "tokens = forwards · (1 + mean_accepted)", MEAN_HINT + "; and run one target "
-                      "forward per round, none before the first")
+                      "forward per round, none before the first", case=label)
     check.judge("laws", samples, first_trees, target, drafter, case)
 
 
@@ -175,11 +175,11 @@ def whole_tree(check, case, first_trees):
     """The first target forward feeds the prompt and the whole first tree (level order)."""
     size = len(case.prompt) + case.first_tree
     wrong = [ids for ids in first_trees if len(ids) != size or ids[: len(case.prompt)] != case.prompt]
-    prop = f"one target forward scores the whole tree ({case!r})"
+    prop = "one target forward scores the whole tree"
     if wrong:  # the siblings are read from that forward
         check.fail(prop, f"the first target forward was fed {wrong[0]} in {len(wrong)} of "
                    f"{len(first_trees)} runs; expected the prompt {case.prompt} then the "
                    f"{case.first_tree} nodes of the first tree",
                    "draft the whole tree first (level by level), then score the root and every node "
-                   "in ONE target forward over the text and the nodes, in level order")
-    check.require(prop, True, "")
+                   "in ONE target forward over the text and the nodes, in level order", case=repr(case))
+    check.require(prop, True, "", case=repr(case))

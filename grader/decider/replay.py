@@ -7,7 +7,7 @@ from grader import wire
 from grader.checks.harness import CheckRun, Stop
 from grader.exercises import Exercise
 from grader.observers import observation
-from grader.verdict import ERROR, FAILED, NOT_DEFINED, NOT_STARTED, Finding
+from grader.verdict import ERROR, FAILED, KINDS, NOT_DEFINED, NOT_STARTED, Finding
 
 
 class ReplayCheckRun(CheckRun):
@@ -93,18 +93,22 @@ class ReplayCheckRun(CheckRun):
 
 
 MAX_FINDINGS = 200
-TEXT_LIMITS = {"property": 500, "message": 5000, "hint": 5000}
+TEXT_LIMITS = {"name": 500, "case": 500, "message": 5000, "hint": 5000}
 MAX_TABLE_ROWS, MAX_TABLE_COLUMNS, MAX_CELL = 100, 20, 300
 MAX_HINT_LEVELS = 4
 
 
 def finding(data) -> Finding:
     """A Finding from a runner's record, every field checked: text where text is expected
-    (cut to its limit), a table of at most MAX_TABLE_ROWS rows of as many short strings, a
-    finite statistic, a p-value in [0, 1], a count of draws. Raises ValueError otherwise."""
+    (cut to its limit), one of KINDS, a table of at most MAX_TABLE_ROWS rows of as many short
+    strings, a finite statistic, a p-value in [0, 1], a count of draws. Raises ValueError
+    otherwise."""
     if type(data) is not dict or not set(data) <= {f.name for f in fields(Finding)} or \
-            not {"property", "message"} <= set(data):
-        raise ValueError("a finding is not a record of a property, a message and Finding's other fields")
+            not {"name", "kind", "message"} <= set(data):
+        raise ValueError("a finding is not a record of a property's name, its kind, a message and "
+                         "Finding's other fields")
+    if data["kind"] not in KINDS:
+        raise ValueError(f"a finding's kind is not one of {KINDS}")
     text = {}
     for name, limit in TEXT_LIMITS.items():
         value = data.get(name, "")
@@ -114,7 +118,7 @@ def finding(data) -> Finding:
     more = data.get("more_hints", [])
     if type(more) is not list or len(more) > MAX_HINT_LEVELS or any(type(h) is not str for h in more):
         raise ValueError(f"a finding's more_hints are not a list of at most {MAX_HINT_LEVELS} texts")
-    return Finding(**text, table=_table(data.get("table")),
+    return Finding(**text, kind=data["kind"], table=_table(data.get("table")),
                    statistic=_number(data.get("statistic"), "statistic"),
                    p_value=_number(data.get("p_value"), "p_value", 0.0, 1.0),
                    draws=_count(data.get("draws")), more_hints=[h[:TEXT_LIMITS["hint"]] for h in more])

@@ -18,7 +18,7 @@ from grader import exercises, sources
 from grader.decider import sandbox
 from grader.decider.channel import Channel, RunnerGone, RunnerTimeout
 from grader.decider.reference import reference_sources
-from grader.verdict import ERROR, Verdict
+from grader.verdict import ERROR, Verdict, load_error_verdict
 
 # torch, the checks and the replay are imported only once the first runner has started
 # (Preparation, _decide): both processes then load them at once, on their own cores.
@@ -331,7 +331,7 @@ def _decide(exercise, seed: int, channel: Channel) -> tuple[Verdict, str | None]
 
     first = channel.peek()
     if type(first) is dict and "load_error" in first:
-        return _load_error(exercise, seed, channel.receive()["load_error"]), None
+        return load_error_verdict(exercise.id, seed, channel.receive()["load_error"]), None
     replay = ReplayCheckRun(exercise, seed, channel.receive)
     with one_torch_thread():
         try:
@@ -356,20 +356,6 @@ def one_torch_thread():
         yield
     finally:
         torch.set_num_threads(threads)
-
-
-def _load_error(exercise, seed: int, error) -> Verdict:
-    error = error if type(error) is dict else {}
-    text = {k: str(v)[:5000] for k, v in error.items()}
-    if text.get("kind") == "syntax":
-        summary = (f"your code has a syntax error in {text.get('file')}, line {text.get('line')}: "
-                   f"{text.get('message')}. Fix it, then check again.")
-    elif text.get("kind") == "missing":
-        summary = text.get("message", "")
-    else:
-        summary = (f"importing your code failed with {text.get('message')}{text.get('frame', '')}. "
-                   "Code at the top level of a module runs on import: keep it to definitions.")
-    return Verdict(exercise.id, ERROR, summary, seed, traceback=text.get("traceback", ""))
 
 
 def _verdict(exercise_id: str, seed: int, started: float, output: str, summary: str) -> Verdict:

@@ -26,26 +26,27 @@ def loss_value(check: CheckRun, kind: str, name: str, target_logits, draft_logit
     expected = float(expected_value(target_logits, draft_logits, kind, temperature))
     wrong = abs(got - expected) > TOLERANCE
     mistake = named_mistake(got, target_logits, draft_logits, kind, temperature) if wrong else ""
-    check.require(f"value ({kind}, {name})", not wrong,
-                  f"gave {got:.10f} (kind {kind!r}, {name}); the formula gives {expected:.10f}{mistake}", hint)
+    check.require("value", not wrong,
+                  f"gave {got:.10f} (kind {kind!r}, {name}); the formula gives {expected:.10f}{mistake}", hint,
+                  case=f"{kind}, {name}")
 
 
 def gradient(check: CheckRun, kind: str, target_logits, draft_logits, draft_grad, hint: Hint) -> None:
     """Require the gradient that reached the drafter's logits (None: none did) to equal
     ``expected_gradient`` at temperature 1, to 1e-9."""
     if draft_grad is None:
-        check.require(f"gradient of the drafter's logits ({kind})", False,
+        check.require("gradient of the drafter's logits", False,
                       f"no gradient reached draft_logits (kind {kind!r}): the loss must be a "
-                      "differentiable function of them", hint)
+                      "differentiable function of them", hint, case=kind)
         return
     expected = expected_gradient(target_logits, draft_logits, kind, 1.0)
     gap = float((draft_grad.double() - expected).abs().max())
     table = [["position", "your gradient", "closed form"]] + [
         [str(i), str([round(x, 5) for x in g]), str([round(x, 5) for x in e])]
         for i, (g, e) in enumerate(zip(draft_grad.tolist(), expected.tolist()))]
-    check.require(f"gradient of the drafter's logits ({kind})", gap <= 1e-9,
+    check.require("gradient of the drafter's logits", gap <= 1e-9,
                   f"the gradient that reached draft_logits differs from the closed form by "
-                  f"{gap:.3g} (kind {kind!r})", hint, table)
+                  f"{gap:.3g} (kind {kind!r})", hint, table, case=kind)
 
 
 def expected_value(target_logits, draft_logits, kind: str, temperature: float) -> torch.Tensor:

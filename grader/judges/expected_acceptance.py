@@ -16,8 +16,9 @@ def compare(check: CheckRun, name: str, p: torch.Tensor, q: torch.Tensor, alpha:
         [str(i), f"{a:.6f}", f"{e:.6f}"] for i, (a, e) in
         enumerate(zip(alpha.flatten().tolist(), one_minus_tv.flatten().tolist()))][:7]
     mistake = mistakes.named_mistake(alpha, one_minus_tv, usual_mistakes(p, q), TOLERANCE)
-    check.require(f"α = 1 − TV(p, q) to 1e-12 ({name})", gap <= TOLERANCE,
-                  f"α differs from 1 − ½ Σ |p − q| by {gap:.3g} {what} (position {worst}){mistake}", HINT, table)
+    check.require("α = 1 − TV(p, q) to 1e-12", gap <= TOLERANCE,
+                  f"α differs from 1 − ½ Σ |p − q| by {gap:.3g} {what} (position {worst}){mistake}", HINT, table,
+                  case=name)
 
 
 def usual_mistakes(p: torch.Tensor, q: torch.Tensor) -> list[tuple[str, torch.Tensor]]:

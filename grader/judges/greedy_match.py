@@ -39,9 +39,10 @@ MISTAKES = {  # a usual mistake -> the answer it gives: (target rows, drafts) ->
 }
 
 
-def compare(check: CheckRun, prop: str, answered: list) -> None:
-    """Require every round's ``(rejected_idx, token)`` to be ``expected``'s; ``answered``
-    holds ``(target rows [k + 1, V], drafts [n, k], the n returned pairs)`` for each k."""
+def compare(check: CheckRun, case: str, answered: list) -> None:
+    """Require every round's ``(rejected_idx, token)`` to be ``expected``'s (argmax matching on
+    ``case``); ``answered`` holds ``(target rows [k + 1, V], drafts [n, k], the n returned
+    pairs)`` for each k."""
     wrong = Counter()  # a distinct wrong row -> how many rounds gave it
     rounds = [(target, draft, got) for target, drafts, pairs in answered for draft, got in zip(drafts, pairs)]
     for target, draft, got in rounds:
@@ -54,5 +55,6 @@ def compare(check: CheckRun, prop: str, answered: list) -> None:
     candidates = [(what, [answer(t, d) for t, d, _ in rounds]) for what, answer in MISTAKES.items()]
     mistake = mistakes.named_mistake([got for _, _, got in rounds], [expected(t, d) for t, d, _ in rounds],
                                      candidates, 0.0, "; every answer is what you get with ")
-    check.require(prop, not wrong, f"(rejected_idx, token) differs from greedy verification in "
-                  f"{wrong.total()} rounds ({len(wrong)} distinct, the commonest shown){mistake}", HINT, table)
+    check.require("argmax matching", not wrong, f"(rejected_idx, token) differs from greedy verification in "
+                  f"{wrong.total()} rounds ({len(wrong)} distinct, the commonest shown){mistake}", HINT, table,
+                  case=case)

@@ -25,16 +25,15 @@ def discipline(check: CheckRun, log: list, ids, crashed: str | None, target, dra
         wrong = min(len(seen), len(expected))
     if wrong is None:
         if crashed is None:
-            check.require(f"cache discipline ({label})", True, "")
+            check.require("cache discipline", True, "", case=label)
         return
     after = f"; then it raised: {crashed}" if crashed is not None else ""
     got = seen[wrong] if wrong < len(seen) else None
     want = expected[wrong] if wrong < len(expected) else None
     # the other properties rest on this one (and a broken cache often crashes them): the
     # decider stops here, while the runner, which never judges, runs on to no purpose
-    check.fail(f"cache discipline ({label})",
-               f"forward {wrong + 1} was {describe(got)}; expected {describe(want)}{after}",
-               hint(got, want, rules), table(seen, expected, wrong))
+    check.fail("cache discipline", f"forward {wrong + 1} was {describe(got)}; expected {describe(want)}{after}",
+               hint(got, want, rules), table(seen, expected, wrong), case=label)
 
 
 def describe(forward) -> str:

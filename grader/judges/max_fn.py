@@ -24,8 +24,9 @@ def usual_mistakes(x: torch.Tensor) -> list[tuple[str, torch.Tensor]]:
             ("softmax(x): max_fn normalises the positive part, with no exponential", x.double().cpu().softmax(-1))]
 
 
-def compare(check: CheckRun, prop: str, inputs, outputs, hint: Hint) -> None:
-    """Require every output to equal ``expected`` of its input; show the worst entries."""
+def compare(check: CheckRun, prop: str, inputs, outputs, hint: Hint, *, case: str = "") -> None:
+    """Require every output to equal ``expected`` of its input (``prop`` on ``case``); show the
+    worst entries."""
     for x, out in zip(inputs, outputs):
         want = expected(x).flatten()
         got = out.detach().double().cpu().flatten()
@@ -40,6 +41,7 @@ def compare(check: CheckRun, prop: str, inputs, outputs, hint: Hint) -> None:
                 rows.append([str(index), f"{got[flat]:.6g}", f"{want[flat]:.6g}"])
         found = "returned NaN" if torch.isnan(got).any() else f"differs by up to {error.max():.3g}"
         mistake = mistakes.named_mistake(got.view(x.shape), want.view(x.shape), usual_mistakes(x), tolerance)
-        check.require(prop, False, f"{found} on an input of shape {list(x.shape)}{mistake}", hint, rows)
+        check.require(prop, False, f"{found} on an input of shape {list(x.shape)}{mistake}", hint, rows,
+                      case=case)
         return
-    check.require(prop, True, "")
+    check.require(prop, True, "", case=case)

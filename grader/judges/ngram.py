@@ -54,7 +54,7 @@ def crashed(check: CheckRun, log: list, target, run: Run, label: str, raised: st
     found, problem = ngram_trace.rounds(log, run.prompt, expected_text(target, run), partial=True)
     broken = problem or cache_problem(found, use_cache=True)
     if broken:
-        check.fail(f"cache discipline ({label})", f"{broken}; then it raised: {raised}", CACHE_HINT)
+        check.fail("cache discipline", f"{broken}; then it raised: {raised}", CACHE_HINT, case=label)
 
 
 def greedy_run(check: CheckRun, ids: list[int], rate: float, log: list, target, run: Run, label: str) -> None:
@@ -62,29 +62,29 @@ def greedy_run(check: CheckRun, ids: list[int], rate: float, log: list, target, 
     rounds, cache and rate as the target wrapper logged them."""
     expected = expected_text(target, run)
     prop = "end tokens" if run.eos != NO_EOS else "greedy output"
-    if not check.require(f"{prop} ({label})", ids == expected,
-                         f"gave {ids}; greedy decoding of the target alone gives {expected}", GREEDY_HINT):
+    if not check.require(prop, ids == expected, f"gave {ids}; greedy decoding of the target alone gives {expected}",
+                         GREEDY_HINT, case=label):
         return
     with check.observing():
         found, problem = ngram_trace.rounds(log, run.prompt, ids)
-        if not check.require(f"one target forward per round ({label})", problem is None, str(problem),
+        if not check.require("one target forward per round", problem is None, str(problem),
                              "each round is ONE target forward over the text so far and the round's "
                              "drafts (with a cache: over what the cache lacks); it emits the accepted "
-                             "drafts and one token of the target's"):
+                             "drafts and one token of the target's", case=label):
             return
         broken = cache_problem(found, run.use_cache)
-        check.require(f"{'cache discipline' if run.use_cache else 'no cache'} ({label})",
+        check.require("cache discipline" if run.use_cache else "no cache",
                       broken is None, str(broken), CACHE_HINT if run.use_cache else
-                      "with use_cache=False run the target over the whole sequence, with no cache")
+                      "with use_cache=False run the target over the whole sequence, with no cache", case=label)
         if run.eos == NO_EOS:
             accepted, drafted = ngram_trace.acceptance(found)
             right = accepted / drafted if drafted else 0.0
-            check.require(f"acceptance rate ({label})", abs(rate - right) < 1e-9,
+            check.require("acceptance rate", abs(rate - right) < 1e-9,
                           f"returned the rate {rate}; the forwards show {accepted} accepted of "
                           f"{drafted} drafted tokens ({right})",
                           "accepted drafts / drafted tokens over the whole call, counting the drafts "
                           "each round really made (fewer than gamma near the end or when drafting "
-                          "stopped); 0.0 when nothing was drafted")
+                          "stopped); 0.0 when nothing was drafted", case=label)
 
 
 def fixed_drafts(check: CheckRun, prop: str, actual_log: list, target, run: Run, hint: Hint) -> None:
@@ -97,13 +97,12 @@ def fixed_drafts(check: CheckRun, prop: str, actual_log: list, target, run: Run,
     wrong = next((i for i, (a, b) in enumerate(zip(actual, expected)) if a != b),
                  None if len(actual) == len(expected) else min(len(actual), len(expected)))
     if wrong is None:
-        check.require(f"{prop} ({label})", True, "")
+        check.require(prop, True, "", case=label)
         return
     rows = [["forward", "cached", "fed", "expected cached", "expected fed"]]
     for i in range(max(0, wrong - SHOWN_FORWARDS + 2), min(wrong + 2, max(len(actual), len(expected)))):
         got = actual[i] if i < len(actual) else ("-", "-")
         want = expected[i] if i < len(expected) else ("-", "-")
         rows.append([str(i + 1), str(got[0]), str(got[1]), str(want[0]), str(want[1])])
-    check.require(f"{prop} ({label})", False,
-                  f"target forward {wrong + 1} differs from the contract's (the storage ignores "
-                  "updates, so the drafts are fixed)", hint, rows)
+    check.require(prop, False, f"target forward {wrong + 1} differs from the contract's (the storage ignores "
+                  "updates, so the drafts are fixed)", hint, rows, case=label)

@@ -31,8 +31,8 @@ def acceptance_rate(check: CheckRun, rates: list[float], outputs: list[tuple], t
     rates = [acceptance.as_fraction(rate) for rate in rates]
     law = acceptance.rate_law(target, drafter, case.prompt, case.gamma, case.length, case.processor,
                               case.first_target)
-    check.test(f"acceptance rate ({case!r})", stats.goodness_of_fit(rates, law, "acceptance rate"),
-               rate_hint(rates, law, target, drafter, case))
+    check.test("acceptance rate", stats.goodness_of_fit(rates, law, "acceptance rate"),
+               rate_hint(rates, law, target, drafter, case), case=repr(case))
     sequence_tests(check, outputs, target, case)
 
 

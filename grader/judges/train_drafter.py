@@ -67,13 +67,12 @@ def steps(check: CheckRun, target, row: torch.Tensor, kind: str, got: dict) -> N
         accumulated = mistakes.named_mistake(got[3], expected[3], [(
             "those of steps whose gradients accumulate",
             reference_steps(start, target, row, 3, kind, accumulate=True))], STEP_TOLERANCE, lead=", and equal ")
-    check.require(f"one step is the contract's step ({kind})", gap[1] <= STEP_TOLERANCE,
+    check.require("one step is the contract's step", gap[1] <= STEP_TOLERANCE,
                   f"after one step the drafter's weights differ from the contract's by up to {gap[1]:.3g}{named}",
-                  one_step_hint)
-    check.require(f"three steps, each with its own gradient ({kind})",
-                  gap[3] <= STEP_TOLERANCE or gap[1] > STEP_TOLERANCE,
+                  one_step_hint, case=kind)
+    check.require("three steps, each with its own gradient", gap[3] <= STEP_TOLERANCE or gap[1] > STEP_TOLERANCE,
                   f"after three steps the drafter's weights differ from the contract's by up to {gap[3]:.3g}"
-                  f"{accumulated}", ACCUMULATE_HINT if accumulated else STEP_HINT)
+                  f"{accumulated}", ACCUMULATE_HINT if accumulated else STEP_HINT, case=kind)
 
 
 def reference_steps(drafter, target, row: torch.Tensor, steps: int, kind: str, late: bool = False,
@@ -114,13 +113,13 @@ def improvement(check: CheckRun, target, drafter, kind: str, label: str, history
                f"{before['divergence']:.4f} to {after['divergence']:.4f} and α from {before['alpha']:.4f} "
                f"to {after['alpha']:.4f}")
     check.note(f"{label}: {numbers}")
-    check.require(f"lowers the divergence ({label})", after["divergence"] < before["divergence"], numbers,
-                  IMPROVE_HINT)
-    check.require(f"raises α at held-out positions ({label})", after["alpha"] > before["alpha"], numbers,
-                  IMPROVE_HINT)
+    check.require("lowers the divergence", after["divergence"] < before["divergence"], numbers, IMPROVE_HINT,
+                  case=label)
+    check.require("raises α at held-out positions", after["alpha"] > before["alpha"], numbers, IMPROVE_HINT,
+                  case=label)
     for step, measured in ((0, before), (STEPS, after)):
-        check.test(f"reported α at step {step} agrees with the exact α ({label})",
-                   agreement(history[step], measured), REPORT_HINT)
+        check.test(f"reported α at step {step} agrees with the exact α", agreement(history[step], measured),
+                   REPORT_HINT, case=label)
 
 
 def agreement(value: float, measured: dict) -> stats.TestResult:

@@ -23,13 +23,13 @@ def compare(check: CheckRun, name: str, parents: list[int], mask, depths) -> Non
          str(expected_mask[i].nonzero().flatten().tolist())] for i in wrong[:5]]
     transposed = [("the mask transposed: row i must list what node i sees (itself and its ancestors), not the "
                    "nodes that see it", expected_mask.T)]
-    check.require(f"mask ({name})", not wrong, f"rows {wrong} of the mask are wrong for parents {parents}"
-                  f"{mistakes.named_mistake(mask, expected_mask, transposed, 0.0)}", MASK_HINT, table)
+    check.require("mask", not wrong, f"rows {wrong} of the mask are wrong for parents {parents}"
+                  f"{mistakes.named_mistake(mask, expected_mask, transposed, 0.0)}", MASK_HINT, table, case=name)
     counted = [("depths counted from 0: a child of the root has depth 1", expected_depths - 1),
                ("each node's place in the flattened tree, not its depth", torch.arange(1, len(parents) + 1))]
-    check.require(f"depths ({name})", torch.equal(depths, expected_depths),
+    check.require("depths", torch.equal(depths, expected_depths),
                   f"gave depths {depths.tolist()} for parents {parents}; expected {expected_depths.tolist()}"
-                  f"{mistakes.named_mistake(depths, expected_depths, counted, 0.0)}", DEPTH_HINT)
+                  f"{mistakes.named_mistake(depths, expected_depths, counted, 0.0)}", DEPTH_HINT, case=name)
 
 
 def forwards(check: CheckRun, layouts: dict) -> None:
@@ -58,7 +58,7 @@ def check_forward(check: CheckRun, model, label: str, name: str, parents: list[i
             differ.append((i, path, gap))
     table = [["node", "its path", "largest logit difference"]] + [
         [str(i), str(path), f"{gap:.2e}"] for i, path, gap in differ[:5]]
-    check.require(f"one tree forward = a forward per path ({label}, {name})", not differ,
+    check.require("one tree forward = a forward per path", not differ,
                   f"with your mask and depths, nodes {[i for i, _, _ in differ]} of {len(nodes)} "
                   f"got logits that differ from a plain forward over the text {TEXT} and their own "
-                  "path", joined(MASK_HINT, DEPTH_HINT), table)
+                  "path", joined(MASK_HINT, DEPTH_HINT), table, case=f"{label}, {name}")

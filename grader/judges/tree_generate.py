@@ -27,15 +27,15 @@ def laws(check: CheckRun, runs: list[tuple], first_trees: list[list[int]], targe
     law = tree_laws.generate_law(target, drafter, case.prompt, case.branching, case.length, case.processor, eos)
     law_tests(check, [ids for ids, _ in samples], target, case.prompt, case.length, case.processor, eos, label,
               LAW_HINT, **LAW_TEST)
-    check.test(f"joint law of the output and mean_accepted ({label})",
-               stats.goodness_of_fit(samples, law, "(sequence, mean_accepted)", **LAW_TEST), LAW_HINT)
-    check.test(f"law of mean_accepted ({label})",
+    check.test("joint law of the output and mean_accepted",
+               stats.goodness_of_fit(samples, law, "(sequence, mean_accepted)", **LAW_TEST), LAW_HINT, case=label)
+    check.test("law of mean_accepted",
                stats.goodness_of_fit([m for _, m in samples], tree_laws.marginal(law, lambda o: o[1]),
-                                     "mean_accepted", **LAW_TEST), MEAN_HINT)
+                                     "mean_accepted", **LAW_TEST), MEAN_HINT, case=label)
     if case.branching[0] >= 2:
         pairs = [tuple(ids[len(case.prompt): len(case.prompt) + 2]) for ids in first_trees]
         with torch.no_grad():
             q = case.processor(drafter(torch.tensor([case.prompt])).logits[0, -1].double()).tolist()
         sibling_law = {(a, b): q[a] * q[b] for a in range(len(q)) for b in range(len(q)) if q[a] * q[b] > 0}
-        check.test(f"the root's first two children are i.i.d. draws of q ({label})",
-                   stats.goodness_of_fit(pairs, sibling_law, "sibling pair", **LAW_TEST), SIBLING_HINT)
+        check.test("the root's first two children are i.i.d. draws of q",
+                   stats.goodness_of_fit(pairs, sibling_law, "sibling pair", **LAW_TEST), SIBLING_HINT, case=label)

@@ -43,21 +43,25 @@ class RecordingCheckRun(CheckRun):
         return result
 
 
+def load_error(exc: BaseException) -> dict:
+    """What importing the implementation raised, as plain data (the ``load_error`` record,
+    which ``verdict.load_error_verdict`` words): a syntax error, no implementation found,
+    or anything else its top level raised (SystemExit or KeyboardInterrupt too)."""
+    if isinstance(exc, SyntaxError):
+        return {"kind": "syntax", "file": str(exc.filename), "line": exc.lineno or 0, "message": str(exc.msg)}
+    if isinstance(exc, implementation.ImplementationNotFound):
+        return {"kind": "missing", "message": str(exc)}
+    return {"kind": "raised", "message": f"{type(exc).__name__}: {exc}", "frame": learner_frame(exc),
+            "traceback": "".join(traceback.format_exception(exc))}
+
+
 def run_recorded(exercise, impl: str, seed: int, send) -> None:
     """Import ``impl`` and run the check, sending what it learns; a failed import is sent
     as ``load_error`` (the decider words the verdict)."""
     try:
         module = implementation.load(impl, exercise.module)
-    except SyntaxError as exc:
-        send({"load_error": {"kind": "syntax", "file": str(exc.filename), "line": exc.lineno or 0,
-                             "message": str(exc.msg)}})
-        return
-    except implementation.ImplementationNotFound as exc:
-        send({"load_error": {"kind": "missing", "message": str(exc)}})
-        return
     except BaseException as exc:  # SystemExit or KeyboardInterrupt at import time too
-        send({"load_error": {"kind": "raised", "message": f"{type(exc).__name__}: {exc}",
-                             "frame": learner_frame(exc), "traceback": traceback.format_exc()}})
+        send({"load_error": load_error(exc)})
         return
     try:
         checked(RecordingCheckRun(exercise, module, seed, send))

@@ -9,22 +9,21 @@ process for each.
 """
 import json
 import time
-import traceback
 
 from grader import implementation
-from grader.checks.harness import CheckRun, checked, learner_frame
+from grader.checks.harness import CheckRun, checked
 from grader.decider.replay import ReplayCheckRun
 from grader.exercises import Exercise
-from grader.runner.record import RecordingCheckRun
-from grader.verdict import ERROR, Verdict
+from grader.runner.record import RecordingCheckRun, load_error
+from grader.verdict import Verdict, load_error_verdict
 
 
 def replayed(exercise: Exercise, impl: str, seed: int) -> Verdict:
     """The verdict the decider gives on the records of ``impl``'s run of the check."""
     try:
         module = implementation.load(impl, exercise.module)
-    except BaseException:  # what an import failure gives is the runner's, tested apart
-        return run_check(exercise, impl, seed)
+    except BaseException as exc:  # the runner's record of it, worded as the decider words it
+        return load_error_verdict(exercise.id, seed, load_error(exc))
     pending = iter(recorded(exercise, module, seed))
     return checked(ReplayCheckRun(exercise, seed, lambda: json.loads(next(pending))))
 
@@ -62,17 +61,8 @@ def run_check(exercise: Exercise, impl: str, seed: int) -> Verdict:
     start = time.perf_counter()
     try:
         module = implementation.load(impl, exercise.module)
-    except SyntaxError as exc:
-        verdict = Verdict(exercise.id, ERROR, f"your code has a syntax error in {exc.filename}, "
-                          f"line {exc.lineno}: {exc.msg}. Fix it, then check again.", seed)
-    except implementation.ImplementationNotFound as exc:
-        verdict = Verdict(exercise.id, ERROR, str(exc), seed)
     except BaseException as exc:  # SystemExit or KeyboardInterrupt at import time too
-        frame = learner_frame(exc)
-        verdict = Verdict(exercise.id, ERROR, f"importing `{impl}` failed with "
-                          f"{type(exc).__name__}: {exc}{frame}. Code at the top level of a "
-                          "module runs on import: keep it to definitions.", seed,
-                          traceback=traceback.format_exc())
+        verdict = load_error_verdict(exercise.id, seed, load_error(exc))
     else:
         verdict = checked(CheckRun(exercise, module, seed))
     verdict.seconds = time.perf_counter() - start

@@ -13,8 +13,8 @@ exactly once) and writes the result to a new file, which ``--impl`` can check.
 A valid variant (``tests/valid_variants/``) has the same form: the reference written
 another correct way, which its checks must pass. It may name several checks
 (``EXERCISES = ("speculative_generate", "kv_cache")``) and the properties that do not
-apply to it, with the reason (``NOT_APPLICABLE = {"acceptance rate": "why"}``, matched
-as a prefix of a property's name).
+apply to it, by name, with the reason (``NOT_APPLICABLE = {"acceptance rate": "why"}``:
+every case of "acceptance rate").
 
 ``graded`` runs one check on a mutant or on the reference under one seed, for the scripts
 that measure a check's power and false failures (``scripts/power_*.py``).
@@ -35,14 +35,15 @@ class Mutant:
     exercises: tuple[str, ...]  # the checks it is run by: a mutant must fail, a variant pass
     module: str
     patches: list[tuple[str, str]]
-    not_applicable: dict[str, str] = field(default_factory=dict)  # property prefix -> why
+    not_applicable: dict[str, str] = field(default_factory=dict)  # property name -> why
 
     @property
     def exercise(self) -> str:
         return self.exercises[0]
 
-    def applies(self, prop: str) -> bool:
-        return not any(prop.startswith(prefix) for prefix in self.not_applicable)
+    def applies(self, name: str) -> bool:
+        """Whether the property ``name`` (a finding's name, any case) applies to this variant."""
+        return name not in self.not_applicable
 
 
 def load(path: Path) -> Mutant:

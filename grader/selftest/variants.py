@@ -32,8 +32,8 @@ class Variant:
             return str(FOLDER / f"{self.name}.py")
         return str(mutants.build(self.patched, folder))
 
-    def applies(self, prop: str) -> bool:
-        return self.patched is None or self.patched.applies(prop)
+    def applies(self, name: str) -> bool:
+        return self.patched is None or self.patched.applies(name)
 
 
 def all_variants(folder: Path = FOLDER) -> list[Variant]:
@@ -52,7 +52,7 @@ def failed_properties(variant: Variant | None, exercise: str, seed: int, folder:
     verdict = run_check(exercises.get(exercise), impl, seed)
     if verdict.status != PASSED and (verdict.stopped or not verdict.findings):
         return [f"{verdict.status}: {verdict.summary}"]
-    return [f.property for f in verdict.findings if variant is None or variant.applies(f.property)]
+    return [f.property for f in verdict.findings if variant is None or variant.applies(f.name)]
 
 
 def run_one(name: str, exercise: str, seed: int) -> list[str]:
