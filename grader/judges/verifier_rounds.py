@@ -63,9 +63,9 @@ def test_laws(check: CheckRun, case: Case, outcomes: list[tuple]) -> None:
     check.test(f"{case.name}: law of the accepted count", result,
                TOO_MANY_ACCEPTED if np.mean(counts) > expected_mean else TOO_FEW_ACCEPTED)
 
-    check.test(f"{case.name}: law of the first token (must be p_0)",
+    check.test(f"{case.name}: law of the first token",
                stats.goodness_of_fit([o[0] for o in outcomes], verifier_laws.first_token_law(p),
-                                     "first token", **LAW_TEST), FIRST_TOKEN_HINT)
+                                     "first token", **LAW_TEST), FIRST_TOKEN_HINT, case="must be p_0")
 
     corrections = [(len(o) - 1, o[-1]) for o in outcomes if len(o) <= k]
     check.test(f"{case.name}: law of the correction token given the stop position",
@@ -75,9 +75,9 @@ def test_laws(check: CheckRun, case: Case, outcomes: list[tuple]) -> None:
 
     bonuses = [o[-1] for o in outcomes if len(o) == k + 1]
     if bonuses:
-        check.test(f"{case.name}: law of the bonus token (all {k} accepted)",
+        check.test(f"{case.name}: law of the bonus token",
                    stats.goodness_of_fit(bonuses, verifier_laws.bonus_law(p), "bonus token", **LAW_TEST),
-                   BONUS_HINT)
+                   BONUS_HINT, case=f"all {k} accepted")
 
 
 def show_tokens(tokens: tuple) -> str:
