@@ -3,7 +3,8 @@
 A check module defines ``run(check: CheckRun)``. It takes the learner's functions with
 ``check.function(name)``, calls them through ``check.call``, and records each property
 with ``check.require`` (deterministic) or ``check.test`` (a p-value; Holm-corrected
-across the check at the end). Learner misbehaviour inside ``call`` (an exception, a stub,
+across the check at the end), by its name and, in ``case=``, the setting it is checked on
+(a failed one becomes a ``verdict.Finding`` with both, and its kind). Learner misbehaviour inside ``call`` (an exception, a stub,
 ``sys.exit``, a changed input) ends the check with a one-paragraph diagnosis.
 
 ``CheckRun`` calls the implementation in this process. The runner's
