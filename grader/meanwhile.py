@@ -37,8 +37,10 @@ def unfinished_step(value, package: str = "lessons", seen: set | None = None) ->
         return None
     if _only_raises(value):
         return value.__name__
-    for name in _names(value.__code__):
-        found = unfinished_step(value.__globals__.get(name), package, seen)
+    defaults = [*(value.__defaults__ or ()), *(value.__kwdefaults__ or {}).values()]
+    called = [value.__globals__.get(name) for name in _names(value.__code__)]
+    for step in [*called, *map(type, defaults)]:  # a default's class: a loop's GreedyProcessor()
+        found = unfinished_step(step, package, seen)
         if found:
             return found
     return None

@@ -6,10 +6,12 @@ Exercise ``autoregressive_generate``: write the loop, then run
 import torch
 from transformers import DynamicCache  # noqa: F401  (you will need it for use_cache=True)
 
-from solutions.sampling import GreedyProcessor, LogitsProcessor  # the course's (below)
+from lessons.sampling import GreedyProcessor, LogitsProcessor  # your lesson-0 processors
 
-# The default processor, GreedyProcessor, is the course's, so the loop runs before your
-# processors are done; pass your own in (logits_processor=...) to use them.
+# The default logits_processor is your GreedyProcessor. The check passes processors of its
+# own, so this loop is graded before your processors are done; to run it meanwhile, take the
+# reference's in place of the import above (where your course has solutions/):
+#   from solutions.sampling import GreedyProcessor, LogitsProcessor
 
 
 @torch.inference_mode()  # no autograd bookkeeping at all: a few percent faster than no_grad

@@ -30,17 +30,18 @@ from transformers import DynamicCache
 
 from lessons.autoregressive import as_list  # noqa: F401  (an int or a list of end tokens)
 from lessons.residual import max_fn  # noqa: F401  (the residual after a rejection)
+from lessons.sampling import GreedyProcessor, LogitsProcessor  # your lesson-0 processors
 from lessons.verification import sample  # noqa: F401  (one token per row, no host sync)
-from solutions.sampling import GreedyProcessor, LogitsProcessor  # the course's (below)
 
 # Earlier steps this lesson calls, and the exercise that grades each:
+#   GreedyProcessor, the default logits_processor (lesson 0: `grader check processors`)
 #   max_fn (lesson 1: `grader check max_fn`)
 # Not passed yet? Meanwhile take the reference's, in place of the import above:
+#   from solutions.sampling import GreedyProcessor, LogitsProcessor
 #   from solutions.residual import max_fn
 # `grader check` and `grader grade` both accept it: each exercise is graded on its own
 # functions, and the reference is refused only for the exercise being graded.
-# The default processor, GreedyProcessor, is the course's, so the loop runs before lesson 0
-# is done; pass your own processors in (logits_processor=...) to use them.
+# The checks pass processors of their own, so a loop is graded before lesson 0 is done.
 
 
 def batched_speculative_sampling(target_dists: torch.Tensor, proposal_dists: torch.Tensor,

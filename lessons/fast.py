@@ -57,20 +57,21 @@ import torch
 from transformers import StaticCache
 
 from lessons.autoregressive import as_list  # noqa: F401  (an int or a list of end tokens)
+from lessons.sampling import GreedyProcessor, LogitsProcessor  # your lesson-0 processors
 from lessons.speculative import settle  # noqa: F401  (your lesson-3 step: n and the first end token)
 from lessons.verification import speculative_sampling  # your lesson-2 verifier, run by verify_step
-from solutions.sampling import GreedyProcessor, LogitsProcessor  # the course's (below)
 
 # Earlier steps this lesson calls, and the exercise that grades each:
+#   GreedyProcessor, the default logits_processor (lesson 0: `grader check processors`)
 #   speculative_sampling (lesson 2: `grader check speculative_sampling`)
 #   settle (lesson 3's step: `grader check speculative_generate`)
 # Not passed yet? Meanwhile take the reference's, in place of the import above:
+#   from solutions.sampling import GreedyProcessor, LogitsProcessor
 #   from solutions.verification import speculative_sampling
 #   from solutions.speculative import settle
 # `grader check` and `grader grade` both accept it: each exercise is graded on its own
 # functions, and the reference is refused only for the exercise being graded.
-# The default processor, GreedyProcessor, is the course's, so the loop runs before lesson 0
-# is done; pass your own processors in (logits_processor=...) to use them.
+# The checks pass processors of their own, so a loop is graded before lesson 0 is done.
 
 CACHE_BLOCK = 256  # cache lengths are multiples of this: one compiled graph serves every prompt length
 HOST_READ_EVERY = 8  # the baseline reads its end-token tests on the host once per this many tokens

@@ -18,17 +18,18 @@ import torch
 from transformers import DynamicCache  # noqa: F401  (lesson 4: one cache per model)
 
 from lessons.autoregressive import as_list  # noqa: F401  (an int or a list of end tokens)
+from lessons.sampling import GreedyProcessor, LogitsProcessor  # your lesson-0 processors
 from lessons.verification import speculative_sampling  # noqa: F401  (your lesson-2 verifier)
-from solutions.sampling import GreedyProcessor, LogitsProcessor  # the course's (below)
 
 # Earlier steps this lesson calls, and the exercise that grades each:
+#   GreedyProcessor, the default logits_processor (lesson 0: `grader check processors`)
 #   speculative_sampling (lesson 2: `grader check speculative_sampling`)
 # Not passed yet? Meanwhile take the reference's, in place of the import above:
+#   from solutions.sampling import GreedyProcessor, LogitsProcessor
 #   from solutions.verification import speculative_sampling
 # `grader check` and `grader grade` both accept it: each exercise is graded on its own
 # functions, and the reference is refused only for the exercise being graded.
-# The default processor, GreedyProcessor, is the course's, so the loop runs before lesson 0
-# is done; pass your own processors in (logits_processor=...) to use them.
+# The checks pass processors of their own, so a loop is graded before lesson 0 is done.
 
 COLOURS = {"accepted": "\033[32m", "rejected": "\033[9;31m", "correction": "\033[33m",
            "bonus": "\033[36m", "end": "\033[0m"}

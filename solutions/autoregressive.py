@@ -9,10 +9,12 @@ from transformers import DynamicCache  # noqa: F401  (you will need it for use_c
 # BEGIN SOLUTION
 from solutions.sampling import GreedyProcessor, LogitsProcessor
 # LESSON
-# from solutions.sampling import GreedyProcessor, LogitsProcessor  # the course's (below)
+# from lessons.sampling import GreedyProcessor, LogitsProcessor  # your lesson-0 processors
 #
-# # The default processor, GreedyProcessor, is the course's, so the loop runs before your
-# # processors are done; pass your own in (logits_processor=...) to use them.
+# # The default logits_processor is your GreedyProcessor. The check passes processors of its
+# # own, so this loop is graded before your processors are done; to run it meanwhile, take the
+# # reference's in place of the import above (where your course has solutions/):
+# #   from solutions.sampling import GreedyProcessor, LogitsProcessor
 # END SOLUTION
 
 

@@ -67,7 +67,8 @@ def test_a_stub_method_of_the_same_exercise_is_named(tmp_path):
 
 def test_notebooks_find_the_unfinished_step_before_running_anything(pristine_lessons, tmp_path, monkeypatch):
     """What a notebook's ``course()`` hands the reference for: a stub, a class with a stub
-    method, and a written loop whose verifier is still a stub (the verifier is named)."""
+    method, and a written loop whose verifier, or whose default processor, is still a stub
+    (that step is named)."""
     import importlib
 
     from grader import meanwhile
@@ -80,11 +81,17 @@ def test_notebooks_find_the_unfinished_step_before_running_anything(pristine_les
     (half / "__init__.py").write_text("")
     (half / "verification.py").write_text("def speculative_sampling(p, q, drafts, generator=None):\n"
                                           "    \"\"\"To write.\"\"\"\n    raise NotImplementedError\n")
-    (half / "loop.py").write_text("from half_lessons.verification import speculative_sampling\n\n\n"
+    (half / "sampling.py").write_text("class GreedyProcessor:\n    def __call__(self, logits):\n"
+                                      "        raise NotImplementedError\n")
+    (half / "loop.py").write_text("from half_lessons.sampling import GreedyProcessor\n"
+                                  "from half_lessons.verification import speculative_sampling\n\n\n"
                                   "def draft_and_verify(p, q, drafts):\n"
-                                  "    return [speculative_sampling(p, q, d) for d in drafts]\n")
+                                  "    return [speculative_sampling(p, q, d) for d in drafts]\n\n\n"
+                                  "def generate(logits, logits_processor=GreedyProcessor()):\n"
+                                  "    return logits_processor(logits)\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     loop = importlib.import_module("half_lessons.loop")
     assert meanwhile.unfinished_step(loop.draft_and_verify, "half_lessons") == "speculative_sampling"
+    assert meanwhile.unfinished_step(loop.generate, "half_lessons") == "GreedyProcessor.__call__"
     solutions = importlib.import_module("solutions")
     assert [n for n in solutions.__all__ if meanwhile.unfinished_step(getattr(solutions, n), "solutions")] == []
