@@ -1,17 +1,20 @@
 """``check("<exercise>")`` for notebooks: the same two-process check as `grader check`.
 
 The learner's code is read from disk by a runner process, so a stale kernel never gives a
-false verdict. The verdict is decided in the kernel itself, where the learner's notebook
+false verdict. In a release without the reference (``grader release --no-solutions``) the
+notebooks run the learner's code alone, and ``check()`` says in one paragraph why it cannot. The verdict is decided in the kernel itself, where the learner's notebook
 code also runs: enough for learning; grading for credit uses `grader grade`, which
 decides outside the learner's reach (docs/grading.md). The text printed is deterministic
 (no timings), so nbval can compare it.
 """
+import functools
 import importlib
 import os
 from types import ModuleType
 
 from grader import exercises, implementation, meanwhile, progress
 from grader.decider import run_isolated
+from grader.release import student
 from grader.verdict import Verdict, format_html, format_text
 
 IMPL_VARIABLE = "COURSE_IMPL"  # set to "solutions" to run the notebooks on the reference
@@ -23,28 +26,43 @@ def current_impl() -> str:
 
 def course() -> "Course":
     """The package the notebook's calls use: your ``lessons``, or ``solutions`` in CI."""
-    return Course(importlib.import_module(current_impl()), importlib.import_module("solutions"))
+    return Course(importlib.import_module(current_impl()), reference("solutions"))
 
 
 def lesson(module: str) -> "Course":
     """One module of that package (``lesson("fast")``: lessons/fast.py), for the names the
     package does not export."""
-    return Course(implementation.load(current_impl(), module), importlib.import_module(f"solutions.{module}"))
+    return Course(implementation.load(current_impl(), module), reference(f"solutions.{module}"))
+
+
+def reference(module: str) -> ModuleType | None:
+    """The reference's ``module``; None, said once, in a course released without it."""
+    if student.has_reference():
+        return importlib.import_module(module)
+    _say_no_reference()
+    return None
+
+
+@functools.cache  # one line per kernel, however many cells ask
+def _say_no_reference() -> None:
+    print("The course's reference (solutions/) is not in this release: these cells run your own "
+          "lessons/, and a step you have not written yet raises NotImplementedError.")
 
 
 class Course:
     """A course package or module as a notebook calls it (``impl.speculative_generate``):
     what is unfinished there, itself or through a step it calls, comes back as the
-    reference's, with one printed line per cell saying so (grader/meanwhile.py)."""
+    reference's, with one printed line per cell saying so (grader/meanwhile.py); without a
+    reference (None), everything is the learner's own."""
 
-    def __init__(self, module: ModuleType, reference: ModuleType):
+    def __init__(self, module: ModuleType, reference: ModuleType | None):
         self.module, self.reference = module, reference
         self.__name__ = module.__name__
         self._noted: set[tuple] = set()
 
     def __getattr__(self, name: str):
         value = getattr(self.module, name)
-        step = meanwhile.unfinished_step(value, self.__name__.split(".")[0])
+        step = meanwhile.unfinished_step(value, self.__name__.split(".")[0]) if self.reference else None
         if step is None:
             return value
         cell = (name, _cell_number())
@@ -61,6 +79,15 @@ def _cell_number() -> int | None:
         return get_ipython().execution_count  # noqa: F821  (defined by IPython)
     except NameError:
         return None
+
+
+class WithoutReference:
+    """What ``check()`` gives where the course has no reference: why, in one paragraph."""
+
+    passed = False
+
+    def __repr__(self) -> str:
+        return student.needs_reference("`check(...)`")
 
 
 class CheckResult:
@@ -81,9 +108,11 @@ class CheckResult:
 
 
 def check(*exercise_ids: str, impl: str | None = None, seed: int = 0,
-          timeout: float | None = None, hint: int = 1) -> CheckResult:
+          timeout: float | None = None, hint: int = 1) -> "CheckResult | WithoutReference":
     """The verdicts of ``exercise_ids`` (all by default); ``hint``: how many levels of each
     hint to show, the idea first, then closer to the code."""
+    if not student.has_reference():
+        return WithoutReference()
     impl = impl or current_impl()
     implementation.locate(impl)  # raises ImplementationNotFound, saying what was expected
     selected = [exercises.get(e) for e in exercise_ids] or [e for e in exercises.EXERCISES if e.check]

@@ -100,7 +100,9 @@ def test_the_command_writes_the_lessons_without_torch(tmp_path):
 
 def test_a_release_without_solutions_holds_the_lessons_and_nothing_of_the_reference(tmp_path):
     """lessons/ as the generator writes it, the notebooks as committed, no file of solutions/
-    nor of what runs on it; `grader list` runs there and `grader check` says why it cannot."""
+    nor of what runs on it; `grader list` runs there and `grader check` says why it cannot.
+    The lessons import there, and a notebook's first cell runs on them with one line saying
+    the reference is absent, where its `check(...)` cells say why they cannot."""
     out = tmp_path / "release"
     student.write(out, with_solutions=False)
     files = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
@@ -117,6 +119,27 @@ def test_a_release_without_solutions_holds_the_lessons_and_nothing_of_the_refere
     assert set(statuses) == set(exercises.BY_ID) and all("not started" in s for s in statuses.values()), listing.stdout
     checking = subprocess.run([sys.executable, "-m", "grader", "check", "max_fn"], **there)
     assert checking.returncode == 1 and "needs the course's reference, solutions/" in checking.stderr, checking.stderr
+    learning = subprocess.run([sys.executable, "-c", WITHOUT_REFERENCE], **there)
+    assert learning.returncode == 0, learning.stderr
+    said = learning.stdout.splitlines()
+    assert said == ["The course's reference (solutions/) is not in this release: these cells run your own "
+                    "lessons/, and a step you have not written yet raises NotImplementedError.",
+                    student.needs_reference("`check(...)`")], learning.stdout
+
+
+WITHOUT_REFERENCE = """
+import importlib, importlib.util, sys
+# the course installed in editable mode would find the checkout's solutions/: only the release's files count
+sys.meta_path[:] = [f for f in sys.meta_path if not getattr(f, "__module__", "").startswith("__editable__")]
+for loop in ("autoregressive", "speculative", "ngram", "fast", "batched", "trees"):
+    importlib.import_module(f"lessons.{loop}")  # their default processors are the learner's own
+from grader.notebook import check, course, lesson
+impl, fast = course(), lesson("fast")  # as a notebook's first cell: the line is said once
+assert importlib.util.find_spec("solutions") is None
+assert impl.max_fn is importlib.import_module("lessons.residual").max_fn  # the learner's, stub or not
+assert fast.StaticModel is importlib.import_module("lessons.fast").StaticModel
+print(repr(check("max_fn")))
+"""
 
 
 def test_a_release_with_solutions_is_the_course_and_reads_back_without_git(tmp_path):

@@ -67,12 +67,20 @@ def write(out: Path, with_solutions: bool = True) -> list[str]:
     return notes + [f"{name} is not tracked by git, so the release leaves it out" for name in course.untracked()]
 
 
+def has_reference() -> bool:
+    """Whether this copy of the course holds its reference, ``solutions/``."""
+    return (sources.ROOT / "solutions" / "__init__.py").is_file()
+
+
 def missing_reference(command: str) -> str:
     """Why ``grader COMMAND`` cannot run in this copy of the course ("" where it can): every
     command but ``list`` needs the reference, which a release without solutions leaves out."""
-    if command == "list" or (sources.ROOT / "solutions" / "__init__.py").is_file():
-        return ""
-    return (f"`grader {command}` needs the course's reference, solutions/, which this copy of the course "
+    return "" if command == "list" or has_reference() else needs_reference(f"`grader {command}`")
+
+
+def needs_reference(what: str) -> str:
+    """One paragraph: ``what`` (a command, a notebook's ``check()``) needs the absent reference."""
+    return (f"{what} needs the course's reference, solutions/, which this copy of the course "
             "leaves out (a release made without solutions): every check gives your function processors, "
             "models and helpers taken from it. Hand your lessons/ in to your course's autograder for "
             f"verdicts; `grader list` shows your exercises ({GUIDE}).")
