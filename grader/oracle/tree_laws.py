@@ -17,7 +17,6 @@ acceptance keeps a draft iff ``p(x) > c`` (``c`` the entropy cut): with ``Q = Σ
 times ``p`` restricted to ``p ≥ c``. Laws are ``{outcome: probability}`` dicts without
 the outcomes of probability 0; distributions are float64 numpy arrays.
 """
-import itertools
 from fractions import Fraction
 
 import numpy as np
@@ -44,53 +43,6 @@ def multi_draft_law(p: np.ndarray, q: np.ndarray, m: int) -> dict:
     rejected = 1.0 - accepted.sum(axis=1)  # [m]: β_i
     reached = np.concatenate([[1.0], np.cumprod(rejected)])  # [m + 1]
     return _positive(np.vstack([reached[:m, None] * accepted, reached[m] * r[m][None]]))
-
-
-def enumerated_rule_law(p: np.ndarray, q: np.ndarray, m: int, order=None, updated: bool = True,
-                        final=None, shared_uniform: bool = False) -> dict:
-    """The law of ``(index, token)`` of a multi-draft rule, over every draft tuple: the
-    known bugs of ``multi_draft_sampling`` as exact laws, for the power statements. Drafts
-    are tried in ``order(drafts)`` (default: as drawn), each against the updated residual
-    (or p when not ``updated``); the final token comes from ``final`` (default: the last
-    residual). With ``shared_uniform`` one uniform u decides every draft: draft i is
-    accepted iff u < its ratio, so given the earlier rejections (u ≥ each earlier ratio)
-    with probability max(0, ratio − the largest earlier ratio)."""
-    r = residuals(p, q, m)
-    last = final if final is not None else (r[m] if updated else r[1])
-    law: dict = {}
-    for drafts in itertools.product(range(len(p)), repeat=m):
-        reach = float(np.prod(q[list(drafts)]))
-        if reach == 0:
-            continue
-        level = 0.0  # shared_uniform: u is known to be at least this
-        for step, i in enumerate(order(drafts) if order else range(m)):
-            ratio = min(1.0, (r[step] if updated else p)[drafts[i]] / q[drafts[i]])
-            if shared_uniform:  # P(u < ratio | u ≥ level); nothing is left once level is 1
-                accept = max(0.0, ratio - level) / (1.0 - level) if level < 1.0 else 0.0
-            else:
-                accept = ratio
-            law[i, drafts[i]] = law.get((i, drafts[i]), 0.0) + reach * accept
-            reach *= 1 - accept
-            level = max(level, ratio) if shared_uniform else level
-        for t in np.flatnonzero(last):
-            law[m, int(t)] = law.get((m, int(t)), 0.0) + reach * last[t]
-    return law
-
-
-MULTI_DRAFT_BUGS = {  # mutant (tests/mutants/) -> its exact law of (index, token)
-    "multi_draft_residual_not_updated": lambda p, q, m: enumerated_rule_law(p, q, m, updated=False),
-    "multi_draft_best_ratio_first": lambda p, q, m: enumerated_rule_law(
-        p, q, m, order=lambda d: sorted(range(m), key=lambda i: -p[d[i]] / q[d[i]])),
-    "multi_draft_correction_from_p": lambda p, q, m: enumerated_rule_law(p, q, m, final=p),
-    "multi_draft_shared_uniform": lambda p, q, m: enumerated_rule_law(p, q, m, shared_uniform=True),
-}
-
-
-def multi_draft_tested(law: dict) -> list[tuple[str, dict]]:
-    """The laws the multi_draft check tests, from a law of ``(index, token)``: the joint
-    law, the token's and the index's."""
-    return [("joint law", law), ("law of the token", marginal(law, lambda o: o[1])),
-            ("law of the index", marginal(law, lambda o: o[0]))]
 
 
 def typical_cut(p: np.ndarray, threshold: float = MEDUSA_THRESHOLD, alpha: float = MEDUSA_ALPHA) -> float:

@@ -82,35 +82,10 @@ def emission_law(p: np.ndarray, q: np.ndarray) -> dict:
     probability is ``Π_{i<j} min(p_i(d_i), q_i(d_i))`` times ``max(0, p_j(t) − q_j(t))``,
     or times ``p_k(t)`` for ``j = k``. There are up to ``V + V² + … + V^{k+1}`` outcomes.
     """
-    return _rounds(overlap(p, q), np.vstack([rejected_mass(p, q), p[-1:]]))
+    return round_law(overlap(p, q), np.vstack([rejected_mass(p, q), p[-1:]]))
 
 
-BUGS = ("correction_from_p", "ratio_q_over_p", "accept_only_if_p_above_q", "residual_q_minus_p",
-        "bonus_from_row_k_minus_1")  # the mutants of tests/mutants/ whose round law is below
-
-
-def buggy_emission_law(p: np.ndarray, q: np.ndarray, bug: str) -> dict:
-    """``emission_law`` of a verifier with one known bug (one of ``BUGS``), for the power
-    statements: draft i kept with probability ``kept`` (min(1, q/p) upside down, or 1 iff
-    p ≥ q), the stop's token from p or from norm(max(0, q − p)), or the bonus from p_(k−1)."""
-    rows = p[: len(q)]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if bug == "ratio_q_over_p":
-            kept = np.where(rows > 0, np.minimum(1.0, q / rows), 1.0)
-        elif bug == "accept_only_if_p_above_q":
-            kept = (rows >= q).astype(float)
-        else:
-            kept = np.where(q > 0, np.minimum(1.0, rows / q), 1.0)
-    rejected = (q * (1 - kept)).sum(axis=-1, keepdims=True)
-    excess = np.maximum(q - rows if bug == "residual_q_minus_p" else rows - q, 0.0)
-    totals = excess.sum(axis=-1, keepdims=True)
-    after = rows if bug == "correction_from_p" else np.divide(excess, totals, out=np.zeros_like(excess),
-                                                               where=totals > 0)
-    bonus = p[-2:-1] if bug == "bonus_from_row_k_minus_1" else p[-1:]
-    return _rounds(q * kept, np.vstack([rejected * after, bonus]))
-
-
-def _rounds(accepted: np.ndarray, last: np.ndarray) -> dict:
+def round_law(accepted: np.ndarray, last: np.ndarray) -> dict:
     """The law of a round's emitted tokens, from the mass of each accepted draft at each
     position ``[k, V]`` and of each token emitted after ``j`` acceptances ``[k + 1, V]``."""
     law = {}

@@ -12,40 +12,29 @@
 
 Writes docs/statistics_power.md.
 
-    python scripts/power_statement.py
+    python -m grader.studies.power statement
 """
-import argparse
 import statistics
-import sys
 import time
-from pathlib import Path
 
 import torch
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from grader import exercises
+from grader.bench.timing import LoadMeter
+from grader.checks import multi_draft, speculative_generate, speculative_sampling, static_cache, tree_generate
+from grader.checks.loop_properties import models
+from grader.checks.verifier_rounds import LAW_TEST
+from grader.oracle import acceptance, laws, stats, tree_laws, verifier_laws
+from grader.studies import detection, mutant_laws
+from grader.studies.in_process import run_check
+from solutions.autoregressive import as_list
 
-from grader import exercises  # noqa: E402
-from grader.bench.timing import LoadMeter  # noqa: E402
-from grader.checks import (  # noqa: E402
-    multi_draft,
-    speculative_generate,
-    speculative_sampling,
-    static_cache,
-    tree_generate,
-)
-from grader.checks.loop_properties import models  # noqa: E402
-from grader.checks.verifier_rounds import LAW_TEST  # noqa: E402
-from grader.oracle import acceptance, laws, power, stats, tree_laws, verifier_laws  # noqa: E402
-from grader.selftest.in_process import run_check  # noqa: E402
-from solutions.autoregressive import as_list  # noqa: E402
-
-OUTPUT = ROOT / "docs" / "statistics_power.md"
+PAGE = "statistics_power"
 STATISTICAL = ("speculative_decoding_verify", "speculative_sampling", "speculative_generate", "kv_cache",
                "ngram", "static_cache", "batched_verify", "batched_generate", "multi_draft", "tree_generate")
 
 
-def any_direction() -> tuple[list[str], dict]:
+def any_direction() -> tuple[list[list], dict]:
     """Table rows of part 1, and {exercise: Holm's strictest threshold}."""
     rows, thresholds = [], {}
     for exercise_id in STATISTICAL:
@@ -54,8 +43,8 @@ def any_direction() -> tuple[list[str], dict]:
         deltas = sorted(delta for _, delta in verdict.detectable)
         weakest = max(verdict.detectable, key=lambda d: d[1])[0]
         thresholds[exercise_id] = verdict.threshold
-        rows.append(f"| {exercise_id} | {len(deltas)} | {verdict.threshold:.1e} | {deltas[0]:.3f} | "
-                    f"{statistics.median(deltas):.3f} | {deltas[-1]:.3f} ({weakest}) |")
+        rows.append([exercise_id, len(deltas), f"{verdict.threshold:.1e}", f"{deltas[0]:.3f}",
+                     f"{statistics.median(deltas):.3f}", f"{deltas[-1]:.3f} ({weakest})"])
     return rows, thresholds
 
 
@@ -64,20 +53,20 @@ def best_test(pairs, threshold: float, min_expected: float) -> tuple:
     that sees the bug best; ``pairs``: (test, its draws, its exact law, the bug's law)."""
     found = []
     for test, draws, law, alternative in pairs:
-        delta = power.detectable_tv_along(law, alternative, draws, threshold, min_expected)
-        tv = power.cell_distance(law, alternative, draws, min_expected)
+        delta = detection.detectable_tv_along(law, alternative, draws, threshold, min_expected)
+        tv = detection.cell_distance(law, alternative, draws, min_expected)
         found.append((tv / delta if delta > 0 else float("inf"), test, tv, delta,
-                      power.power_against(law, alternative, draws, threshold, min_expected)))
+                      detection.power_against(law, alternative, draws, threshold, min_expected)))
     return max(found, key=lambda row: row[0])
 
 
 def multi_draft_bugs(threshold: float) -> list[tuple]:
     rows = []
-    for name, rule in tree_laws.MULTI_DRAFT_BUGS.items():
+    for name, rule in mutant_laws.MULTI_DRAFT_BUGS.items():
         pairs = []
         for case in multi_draft.CASES:
             exact, bug = tree_laws.multi_draft_law(case.p, case.q, case.m), rule(case.p, case.q, case.m)
-            tested = zip(tree_laws.multi_draft_tested(exact), tree_laws.multi_draft_tested(bug))
+            tested = zip(mutant_laws.multi_draft_tested(exact), mutant_laws.multi_draft_tested(bug))
             pairs += [(f"{case.name}: {test}", case.draws, law, other) for (test, law), (_, other) in tested]
         rows.append((name, "multi_draft", *best_test(pairs, threshold, LAW_TEST["min_expected"])))
     return rows
@@ -104,20 +93,12 @@ def tree_bugs(threshold: float) -> list[tuple]:
             ("tree_siblings_without_replacement", "tree_generate", *best_test(siblings, threshold, minimum))]
 
 
-LOOP_BUGS = {  # mutant (tests/mutants/) -> the rule it verifies with
-    "spec_correction_from_p": acceptance.Rule(correction_from_p=True),
-    "spec_accept_when_p_ge_q": acceptance.Rule(accept_if_p_ge_q=True),
-    "spec_q_not_processed": acceptance.Rule(q_unprocessed=True),
-    "spec_first_token_from_drafter": acceptance.Rule(first_from_drafter=True),
-}
-
-
 def loop_bugs(threshold: float) -> list[tuple]:
     """The speculative_generate check's law tests (the joint law of the output and each
     token's) against the exact output law of each known bug of the loop."""
     target, drafters = models()
     rows = []
-    for name, rule in LOOP_BUGS.items():
+    for name, rule in mutant_laws.LOOP_BUGS.items():
         pairs = []
         for case in speculative_generate.LAW_CASES:
             arguments = (target, drafters[case.drafter], case.prompt, case.gamma, case.length, case.processor,
@@ -134,11 +115,11 @@ def verifier_bugs(threshold: float) -> list[tuple]:
     """The speculative_sampling check's law tests that follow from the joint law of a round
     (the joint law, the accepted count's, the first token's) against each known bug's."""
     rows = []
-    for bug in verifier_laws.BUGS:
+    for bug in mutant_laws.VERIFIER_BUGS:
         pairs = []
         for case in speculative_sampling.CASES:
             law = verifier_laws.emission_law(case.p, case.q)
-            other = verifier_laws.buggy_emission_law(case.p, case.q, bug)
+            other = mutant_laws.buggy_emission_law(case.p, case.q, bug)
             for test, part in (("joint law of the emitted tokens", tuple), ("law of the accepted count",
                                lambda o: len(o) - 1), ("law of the first token", lambda o: o[0])):
                 pairs.append((f"{case.name}: {test}", case.draws, tree_laws.marginal(law, part),
@@ -162,9 +143,11 @@ def rate_bugs(thresholds: dict) -> list[tuple]:
     return rows
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.parse_args()
+def options(parser) -> None:
+    """No options: every check and known bug, at the checks' own sizes."""
+
+
+def run(args) -> dict:
     torch.set_num_threads(1)
     start = time.perf_counter()
     with LoadMeter() as load:
@@ -172,44 +155,6 @@ def main():
         bugs = (verifier_bugs(thresholds["speculative_sampling"]) + loop_bugs(thresholds["speculative_generate"])
                 + rate_bugs(thresholds)
                 + multi_draft_bugs(thresholds["multi_draft"]) + tree_bugs(thresholds["tree_generate"]))
-    bug_rows = [f"| `{name}` | {check} | {test} | {tv:.4f} | {delta:.4f} | {ratio:.1f} | {1 - chance:.1e} |"
-                for name, check, ratio, test, tv, delta, chance in bugs]
-    command = "python " + Path(__file__).relative_to(ROOT).as_posix()
-    OUTPUT.write_text(f"""# How small a change each check sees
-
-Generated by `{command}` in {time.perf_counter() - start:.0f} s (one torch thread; {load.describe()}).
-`grader check -v` prints part 1 for the check it runs.
-
-## Any change, whatever the bug
-
-Each statistical test compares its draws with an exact law. Under another law the test's
-statistic follows, closely, a noncentral χ², so how likely the test is to reject follows
-from the draws, the cells and the threshold alone; and a change of total variation δ on
-the test's cells can hide from it no better than by splitting the mass in halves, which
-bounds the noncentrality below by 4nδ² (`grader/oracle/power.py`). The table gives, per
-check, the δ above which each test detects **any** change of its law with probability at
-least 0.99 at Holm's strictest threshold (family error rate 1e-3 over the check's tests),
-on the reference's run under seed 0.
-
-| check | tests | threshold | smallest δ | median δ | largest δ (its test) |
-| --- | --- | --- | --- | --- | --- |
-{chr(10).join(checks)}
-
-## Known bugs, along their own direction
-
-A known bug moves the law in one direction, where a test sees more than the bound above.
-For the bugs whose law is exact, on the test that sees each best: the bug's own distance
-from the law (on that test's cells), the smallest distance in that direction the test
-detects with probability 0.99 at the check's threshold, their ratio, and the probability
-that this test alone misses the bug. Above 1, that probability is at most 0.01; an
-outcome the law forbids is seen at once, so a bug that makes one has a large ratio.
-
-| bug (mutant) | check | test | bug's distance | detectable | ratio | missed by this test |
-| --- | --- | --- | --- | --- | --- | --- |
-{chr(10).join(bug_rows)}
-""")
-    print(f"table in {OUTPUT.relative_to(ROOT)}")
-
-
-if __name__ == "__main__":
-    main()
+    return {"elapsed": time.perf_counter() - start, "load": load.describe(), "checks": checks,
+            "bugs": [[f"`{name}`", check, test, f"{tv:.4f}", f"{delta:.4f}", f"{ratio:.1f}", f"{1 - chance:.1e}"]
+                     for name, check, ratio, test, tv, delta, chance in bugs]}
