@@ -28,8 +28,9 @@ Layout, by the part each package plays:
   a course loop, a user's adapter); it runs that sampler in its own process, so it is a
   tool for one's own code, never part of grading;
 - ``models/``: the shipped pair (``models/shipped/``), its corpus, the synthetic pair;
-- ``selftest/``: the grader's tests of itself: mutants each check must catch, valid
-  variants it must pass, and checks run in one process for the test suite;
+- ``studies/``: the grader's studies of itself: mutants each check must catch, valid
+  variants it must pass, checks run in one process for the test suite, the exact laws of
+  known bugs, and the power studies that write the statistics pages;
 - ``release/``: what the course hands out: ``lessons/`` written from ``solutions/``, a release
   for learners (with or without ``solutions/``), and the Gradescope autograder, whose
   ``run_autograder`` runs ``grader grade`` as a command.
@@ -40,9 +41,10 @@ reference ``solutions``); the judges import the checks, the oracle and the refer
 and only the decider loads them; the decider adds the checks, but never ``implementation``,
 the runner or a learner's package; the runner imports the checks and ``implementation``,
 never a judge; the release imports only the shared records, and reads ``solutions`` as
-text; no part imports ``lessons`` by name. The runner runs the checks' own code to
-make their calls in order, statistics included (except the judges'); nothing it computes is
-trusted.
+text; no part imports ``lessons`` by name; no part of grading (the checks, judges,
+oracle, decider, runner, observers and shared records) imports ``bench``, ``audit`` or
+``studies``. The runner runs the checks' own code to make their calls in order,
+statistics included (except the judges'); nothing it computes is trusted.
 """
 from grader import sources
 

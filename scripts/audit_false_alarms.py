@@ -55,7 +55,7 @@ def main() -> int:
     parser.add_argument("--new-tokens", type=int, default=command.DEFAULT_NEW_TOKENS)
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
-    from grader.selftest import mutants
+    from grader.studies import mutants
 
     built = Path(tempfile.mkdtemp(prefix="audit_mutants_"))
     jobs = [(m.name, "lessons", str(mutants.build(m, built)), 0, args.texts, args.new_tokens)

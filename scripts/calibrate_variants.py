@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from grader.checks.harness import FAMILY_ERROR_RATE  # noqa: E402
-from grader.selftest.variants import all_variants, run_one  # noqa: E402
+from grader.studies.variants import all_variants, run_one  # noqa: E402
 
 REFERENCE_CHECKS = ("speculative_generate", "kv_cache")
 OUTPUT = ROOT / "docs" / "statistics_variants.md"

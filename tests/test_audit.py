@@ -21,7 +21,7 @@ from grader.audit.exact import exact_audit, settings_of
 from grader.models import load_pair, shipped_pair_present
 from grader.models.corpus import held_out_prompts
 from grader.oracle import stats
-from grader.selftest import mutants
+from grader.studies import mutants
 from solutions import sampling
 from tests.conftest import PRISTINE
 

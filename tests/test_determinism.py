@@ -10,7 +10,7 @@ import pytest
 import grader.checks.max_fn
 from grader import exercises
 from grader.decider import run
-from grader.selftest.in_process import first_difference
+from grader.studies.in_process import first_difference
 from grader.verdict import ERROR
 from tests import nondeterministic_check
 from tests.conftest import ROOT

@@ -8,8 +8,8 @@ import torch
 from grader import exercises
 from grader.checks import distillation_loss as loss_check
 from grader.judges import distillation_loss as loss_judge
-from grader.selftest import mutants
-from grader.selftest.in_process import replayed
+from grader.studies import mutants
+from grader.studies.in_process import replayed
 from grader.verdict import FAILED, format_text
 from solutions import distill
 

@@ -12,6 +12,8 @@ from tests.conftest import ROOT, run_grader
 
 SHARED = {"exercises", "verdict", "wire", "implementation", "sources"}
 FRONTS = {"__init__", "__main__", "cli", "notebook", "grade", "progress"}
+CORE = ("checks", "judges", "oracle", "decider", "runner", "observers", "models", *SHARED)  # grading
+TOOLS = ("bench", "audit", "studies")  # measuring, the audit, the studies: products beside grading
 ALLOWED = {  # part -> the grader's parts and course packages it may import
     "oracle": {"solutions"},  # the tree laws use the reference's acceptance constants
     "observers": set(),
@@ -29,7 +31,8 @@ ALLOWED = {  # part -> the grader's parts and course packages it may import
     "release": {"exercises", "sources"},  # lessons/ written from the reference's files, never importing them
     "bench": {"implementation", "models", "observers", "solutions"},
     "audit": {"checks", "implementation", "models", "oracle", "solutions"},
-    "selftest": {"checks", "decider", "exercises", "implementation", "observers", "runner", "verdict"},
+    "studies": {"bench", "checks", "decider", "exercises", "implementation", "models", "observers", "oracle",
+                "runner", "solutions", "verdict"},  # the grader's studies of itself, never part of grading
     **{front: {"audit", "bench", "checks", "decider", "exercises", "implementation", "meanwhile", "models",
                "observers", "progress", "grade", "notebook", "cli", "release", "sources", "verdict"}
        for front in FRONTS},
@@ -98,6 +101,20 @@ def test_a_forbidden_import_is_named(tmp_path, where, code, module):
     path.parent.mkdir(parents=True)
     path.write_text(f"import torch\n{code}\n")
     assert violations(tmp_path) == [f"{Path('grader', where)} ({where.split('/')[0]}) imports {module}"]
+
+
+def test_no_part_of_grading_imports_a_tool():
+    assert {core: sorted(ALLOWED[core] & set(TOOLS)) for core in CORE} == {core: [] for core in CORE}
+
+
+@pytest.mark.parametrize("core", CORE)
+@pytest.mark.parametrize("tool", TOOLS)
+def test_a_tool_imported_by_grading_is_named(tmp_path, core, tool):
+    where = f"{core}.py" if core in SHARED else f"{core}/probe.py"
+    path = tmp_path / "grader" / where
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"def later():\n    from grader.{tool} import anything\n")
+    assert violations(tmp_path) == [f"{Path('grader', where)} ({core}) imports grader.{tool}"]
 
 
 def test_the_decider_process_never_imports_the_learners_code(tmp_path):

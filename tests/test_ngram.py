@@ -14,8 +14,8 @@ from grader.judges.ngram import ANSWERS, reference_storage
 from grader.models import SHIPPED_TARGET, load_pair
 from grader.observers import ngram_trace
 from grader.oracle import tiny
-from grader.selftest import mutants
-from grader.selftest.in_process import replayed
+from grader.studies import mutants
+from grader.studies.in_process import replayed
 from grader.verdict import format_text
 from solutions import sampling
 from solutions.autoregressive import as_list, autoregressive_generate

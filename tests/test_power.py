@@ -1,9 +1,11 @@
-"""The power statement (grader/oracle/power.py) against simulation: a change of the
-stated size is detected about 99% of the time, one of half the size far less often."""
+"""The power statement (grader/oracle/power.py; along a known bug, grader/studies/detection.py)
+against simulation: a change of the stated size is detected about 99% of the time, one of
+half the size far less often."""
 import numpy as np
 from scipy import stats as scipy_stats
 
 from grader.oracle import power
+from grader.studies import detection
 
 LAW = {"a": 0.4, "b": 0.3, "c": 0.2, "d": 0.1}
 DRAWS, THRESHOLD, TRIALS = 1000, 1e-4, 4000
@@ -40,14 +42,14 @@ def test_any_change_of_the_stated_size_is_detected():
 def test_a_change_along_a_known_direction_is_detected_from_its_own_size():
     rng = np.random.default_rng(1)
     bug = moved(0.3, ("d",), ("a",))
-    delta = power.detectable_tv_along(LAW, bug, DRAWS, THRESHOLD, min_expected=5)
+    delta = detection.detectable_tv_along(LAW, bug, DRAWS, THRESHOLD, min_expected=5)
     assert delta < power.detectable_tv(DRAWS, len(LAW) - 1, THRESHOLD)  # sharper than any direction
     assert 0.97 <= rejection_rate(moved(delta, ("d",), ("a",)), rng)
     assert rejection_rate(moved(delta / 2, ("d",), ("a",)), rng) < 0.5
-    assert power.power_against(LAW, moved(delta, ("d",), ("a",)), DRAWS, THRESHOLD, 5) >= 0.98
+    assert detection.power_against(LAW, moved(delta, ("d",), ("a",)), DRAWS, THRESHOLD, 5) >= 0.98
 
 
 def test_an_outcome_outside_the_support_is_seen_at_once():
     outside = dict(LAW, e=0.01, a=0.39)
-    delta = power.detectable_tv_along(LAW, outside, DRAWS, THRESHOLD, min_expected=5)
-    assert delta < 0.01 and power.power_against(LAW, outside, DRAWS, THRESHOLD, 5) > 0.9999
+    delta = detection.detectable_tv_along(LAW, outside, DRAWS, THRESHOLD, min_expected=5)
+    assert delta < 0.01 and detection.power_against(LAW, outside, DRAWS, THRESHOLD, 5) > 0.9999

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from grader import exercises
-from grader.selftest.in_process import replayed
+from grader.studies.in_process import replayed
 from grader.verdict import format_text
 from tests.conftest import ROOT, run_grader, shipped_lessons
 

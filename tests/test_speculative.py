@@ -14,7 +14,7 @@ from grader.models import SHIPPED_TARGET, load_pair
 from grader.observers import trace
 from grader.observers.host_syncs import HostSyncCounter
 from grader.oracle import acceptance, laws
-from grader.selftest.in_process import replayed
+from grader.studies.in_process import replayed
 from grader.verdict import FAILED, format_text
 from solutions import sampling
 from solutions.autoregressive import autoregressive_generate

@@ -4,7 +4,7 @@ that a learner's function calls is named as the culprit. The stubs come from git
 import pytest
 
 from grader import exercises, progress
-from grader.selftest.in_process import replayed
+from grader.studies.in_process import replayed
 from grader.verdict import ERROR, NOT_STARTED, format_text
 from tests.conftest import PRISTINE, run_grader
 

@@ -18,8 +18,8 @@ from grader.checks.loop_properties import NO_EOS, drafted_end_tokens, models
 from grader.observers.host_syncs import HostSyncCounter
 from grader.observers.trace import traced
 from grader.oracle import laws, tree_laws
-from grader.selftest import mutants
-from grader.selftest.in_process import replayed
+from grader.studies import mutant_laws, mutants
+from grader.studies.in_process import replayed
 from grader.verdict import FAILED, format_text
 from solutions import sampling
 from solutions.autoregressive import autoregressive_generate
@@ -237,7 +237,7 @@ def test_bench_times_trees_against_chains_of_as_many_drafts(tmp_path):
         assert row["speedup_vs_autoregressive"] > 0 and chain["speedup_vs_autoregressive"] > 0
 
 
-@pytest.mark.parametrize("name", list(tree_laws.MULTI_DRAFT_BUGS))
+@pytest.mark.parametrize("name", list(mutant_laws.MULTI_DRAFT_BUGS))
 def test_each_multi_draft_bugs_exact_law_is_what_its_mutant_draws(name, tmp_path):
     """The laws behind the power statements (docs/statistics_power.md): the mutant's draws
     follow its enumerated law, which the exact law rejects."""
@@ -252,5 +252,6 @@ def test_each_multi_draft_bugs_exact_law_is_what_its_mutant_draws(name, tmp_path
     generator = torch.Generator().manual_seed(0)
     drafts = torch.multinomial(q, 20000 * case.m, replacement=True, generator=generator).view(-1, case.m)
     outcomes = [tuple(int(x) for x in module.multi_draft_sampling(p, q, d, generator)) for d in drafts]
-    assert stats.goodness_of_fit(outcomes, tree_laws.MULTI_DRAFT_BUGS[name](case.p, case.q, case.m)).p_value > 1e-4
+    buggy = mutant_laws.MULTI_DRAFT_BUGS[name](case.p, case.q, case.m)
+    assert stats.goodness_of_fit(outcomes, buggy).p_value > 1e-4
     assert stats.goodness_of_fit(outcomes, tree_laws.multi_draft_law(case.p, case.q, case.m)).p_value < 1e-4

@@ -13,7 +13,7 @@ from itertools import repeat
 import pytest
 
 from grader.checks.harness import FAMILY_ERROR_RATE
-from grader.selftest.variants import all_variants, failed_properties, run_one
+from grader.studies.variants import all_variants, failed_properties, run_one
 
 SEEDS = range(50)
 # at 1e-3 per run, two failures in 50 runs happen with probability 1.2e-3

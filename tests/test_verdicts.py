@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from grader import exercises
-from grader.selftest import mutants
-from grader.selftest.in_process import replayed
+from grader.studies import mutants
+from grader.studies.in_process import replayed
 from grader.verdict import FAILED, OBSERVED, STATISTICAL, VALUE, format_text
 
 MUTANTS = Path(__file__).parent / "mutants"

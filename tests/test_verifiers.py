@@ -10,7 +10,8 @@ import torch
 from grader import exercises
 from grader.oracle import stats, verifier_laws
 from grader.oracle.verifier_cases import build_cases
-from grader.selftest.in_process import replayed
+from grader.studies import mutant_laws
+from grader.studies.in_process import replayed
 from grader.verdict import format_text
 from solutions.residual import max_fn
 from solutions.verification import speculative_sampling
@@ -108,12 +109,12 @@ def test_monte_carlo_of_the_reference_matches_the_closed_form():
     assert total_variation < 0.05
 
 
-@pytest.mark.parametrize("bug", verifier_laws.BUGS)
+@pytest.mark.parametrize("bug", mutant_laws.VERIFIER_BUGS)
 def test_each_bugs_exact_law_is_what_its_mutant_draws(bug, tmp_path):
     """The laws behind the power statements (docs/statistics_power.md): the mutant's rounds
     follow its closed form, and the closed form is far from the exact law."""
     outcomes = drawn_rounds(mutant_function(bug, tmp_path), SMALL)
-    law = verifier_laws.buggy_emission_law(SMALL.p, SMALL.q, bug)
+    law = mutant_laws.buggy_emission_law(SMALL.p, SMALL.q, bug)
     assert stats.goodness_of_fit(outcomes, law).p_value > 1e-4
     assert stats.goodness_of_fit(outcomes, verifier_laws.emission_law(SMALL.p, SMALL.q)).p_value < 1e-4
 
@@ -121,7 +122,7 @@ def test_each_bugs_exact_law_is_what_its_mutant_draws(bug, tmp_path):
 def mutant_function(name: str, folder: Path):
     """The verifier of the mutant ``tests/mutants/<name>.py``."""
     from grader import implementation
-    from grader.selftest import mutants
+    from grader.studies import mutants
 
     path = mutants.build(mutants.load(Path(__file__).parent / "mutants" / f"{name}.py"), folder)
     return implementation.load(str(path), "verification").speculative_sampling

@@ -10,7 +10,7 @@ across the check at the end), by its name and, in ``case=``, the setting it is c
 ``CheckRun`` calls the implementation in this process. The runner's
 ``RecordingCheckRun`` (grader/runner/record.py) also sends what each call gave, and the
 decider's ``ReplayCheckRun`` (grader/decider/replay.py) takes it instead of calling
-anything; grader/selftest/in_process.py runs a check in one process either way.
+anything; grader/studies/in_process.py runs a check in one process either way.
 
 Rules for writing a check (the replay contract). Every check runs twice: in the runner,
 calling the learner's code, and in the decider, which answers each ``check.call`` with the
@@ -35,7 +35,7 @@ runner's next record after matching its index and the digest of its arguments. S
    provided helpers.
 
 ``tests/test_determinism.py`` runs every check twice on the reference and fails on the
-first call that differs (``selftest.in_process.first_difference``).
+first call that differs (``studies.in_process.first_difference``).
 """
 import errno
 import hashlib

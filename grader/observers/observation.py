@@ -27,7 +27,7 @@ from those entries alone: code that rewrites the log afterwards changes nothing 
 decider sees. (Code that replaces the grader's methods can still forge what is observed
 in its process, which is why such properties are labelled "observed".)
 
-Modes: ``direct`` (one process, the tests and ``grader.selftest.in_process``), ``record``
+Modes: ``direct`` (one process, the tests and ``grader.studies.in_process``), ``record``
 (the runner) and ``replay`` (the decider).
 """
 import json

@@ -17,7 +17,7 @@ apply to it, by name, with the reason (``NOT_APPLICABLE = {"acceptance rate": "w
 every case of "acceptance rate").
 
 ``graded`` runs one check on a mutant or on the reference under one seed, for the scripts
-that measure a check's power and false failures (``scripts/power_*.py``).
+that measure a check's power and false failures (``grader/studies/power/``).
 """
 import importlib.util
 import tempfile
@@ -84,7 +84,7 @@ def graded(job: tuple[str, str, str, int], findings: bool = False) -> tuple[str,
     import torch
 
     from grader import exercises
-    from grader.selftest.in_process import run_check
+    from grader.studies.in_process import run_check
 
     torch.set_num_threads(1)
     label, exercise, impl, seed = job

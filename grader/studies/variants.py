@@ -4,7 +4,7 @@ each check's false failures.
 
 Two forms: a file that is itself an implementation of lesson 2's verifiers (checked by
 the two statistical verifier checks), and a patch of a solutions module in the form of
-a mutant (``grader/selftest/mutants.py``) that may name several checks and the properties that
+a mutant (``grader/studies/mutants.py``) that may name several checks and the properties that
 do not apply to it.
 """
 import tempfile
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import exercises
-from grader.selftest import mutants
-from grader.selftest.in_process import run_check
+from grader.studies import mutants
+from grader.studies.in_process import run_check
 from grader.verdict import PASSED
 
 FOLDER = Path(__file__).resolve().parents[2] / "tests" / "valid_variants"
