@@ -295,7 +295,9 @@ def test_the_runner_gets_no_seed_no_environment_and_no_host_folder():
 
 
 @needs_sandbox
-def test_the_checks_expected_values_are_not_in_the_sandbox():
-    result = run_grader("check", "max_fn", "--impl", str(HOSTILE / "reads_oracle.py"), "--json")
+@pytest.mark.parametrize("hostile, nothing", [("reads_oracle", "found the expected values: False"),
+                                              ("reads_studies", "found the studies: []")])
+def test_the_checks_expected_values_are_not_in_the_sandbox(hostile, nothing):
+    result = run_grader("check", "max_fn", "--impl", str(HOSTILE / f"{hostile}.py"), "--json")
     verdict = verdict_of(result)
-    assert verdict["status"] == "failed" and "found the expected values: False" in verdict["output"]
+    assert verdict["status"] == "failed" and nothing in verdict["output"]

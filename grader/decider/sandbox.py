@@ -10,9 +10,10 @@ own PID namespace (it cannot see or signal the grader or another runner, and eve
 starts dies with it, ``setsid`` or not), every capability dropped (so it cannot unmount
 what hides a path), and no environment but ``runner_environment()``. The folders in
 ``hidden`` (under ``grader grade``: every submission's original) are covered by empty ones,
-and so are ``DECIDER_ONLY``, the checks' judges and the oracle's exact laws: the decider's
-alone. While grading, the only part of the course checkout it sees is ``grader/``: the
-reference comes on its standard input, the graded exercises' answers withheld.
+and so are ``DECIDER_ONLY``, the checks' judges, the oracle's exact laws and the studies
+(the known bugs' laws): never the runner's. While grading, the only part of the course
+checkout it sees is ``grader/``: the reference comes on its standard input, the graded
+exercises' answers withheld.
 torch.compile's cache of the grading user is bound read-only, and the runner copies it into
 its own ``/tmp`` before any learner code runs (``/tmp`` grows by the cache's size): it reads
 what earlier compiles left (a compile that took half a minute takes seconds), and what it
@@ -44,7 +45,8 @@ PASSED_ENVIRONMENT = ("LANG", "LC_ALL", "LC_CTYPE", "PYTHONPATH", "HF_HUB_OFFLIN
 
 DECIDER_ONLY = ("grader/judges", "grader/oracle/laws.py", "grader/oracle/acceptance.py",
                 "grader/oracle/verifier_laws.py", "grader/oracle/tree_laws.py",
-                "grader/oracle/__pycache__")  # the checks' expected values and exact laws
+                "grader/oracle/__pycache__",  # the checks' expected values and exact laws
+                "grader/studies")  # the known bugs' laws, which hold the exact ones as a special case
 
 UNSANDBOXED_NOTICE = ("grading is unsandboxed ({why}): your code runs as you, with your files and "
                       "network. `grader grade` needs the sandbox, or --no-sandbox.")
