@@ -11,7 +11,7 @@ from grader import exercises, grade
 from grader.decider import replay, run
 from grader.observers import observation
 from grader.observers.recording import forward
-from grader.selftest.in_process import replayed, run_check
+from grader.studies.in_process import replayed, run_check
 from tests.conftest import run_grader
 
 HOSTILE = Path(__file__).parent / "hostile"

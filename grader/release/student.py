@@ -19,7 +19,6 @@ REFERENCE = (
     "solutions/",  # the reference itself
     "tests/",  # valid variants are answers written another way, mutants near-answers; the suite runs on the reference
     "scripts/",  # the maintainers' studies and training, which import the reference
-    "grader/studies/",  # the grader's studies of itself: mutants and power studies, run on the reference
     ".ci/",  # runs the suite
 )
 GUIDE = "docs/release.md"
