@@ -22,6 +22,8 @@ EXPORTS = {  # module of lessons/ and solutions/ -> the names both packages expo
     "fast": ("fast_speculative_generate", "fast_autoregressive_generate"),
     "batched": ("batched_speculative_sampling", "batched_speculative_generate"),
     "distill": ("expected_acceptance", "distillation_loss", "on_policy_batch", "train_drafter"),
+    "eagle": ("verify_deterministic_children", "feature_draft_step", "eagle_loss", "eagle_generate",
+              "FeatureHead", "load_feature_head"),
 }
 
 
@@ -99,6 +101,8 @@ EXERCISES = (
              ("on_policy_batch",), "grader.checks.on_policy_batch", 0.1),
     Exercise("train_drafter", 10, "the distillation loop, α measured along held-out continuations",
              ("train_drafter", "held_out_alpha"), "grader.checks.train_drafter", 2.1),
+    Exercise("deterministic_children", 11, "the head's top-k children, verified as point masses without replacement",
+             ("verify_deterministic_children",), "grader.checks.deterministic_children", 1.0),
 )
 
 BY_ID = {exercise.id: exercise for exercise in EXERCISES}

@@ -33,6 +33,12 @@ _MODULES = {  # name -> its module, written from grader/exercises.py's EXPORTS
     "distillation_loss": "distill",
     "on_policy_batch": "distill",
     "train_drafter": "distill",
+    "verify_deterministic_children": "eagle",
+    "feature_draft_step": "eagle",
+    "eagle_loss": "eagle",
+    "eagle_generate": "eagle",
+    "FeatureHead": "eagle",
+    "load_feature_head": "eagle",
 }
 __all__ = list(_MODULES)
 

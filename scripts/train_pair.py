@@ -28,7 +28,7 @@ import torch.nn.functional as F
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
-from grader.models.corpus import corpus_files, encode, read
+from grader.models.corpus import corpus_files, encode, random_windows, read
 from solutions.distill import KINDS, distillation_loss
 
 SPECIAL_TOKENS = ["<pad>", "</s>", "<s>"]
@@ -73,14 +73,6 @@ def start_from_target(drafter, target):
     drafter.model.norm.load_state_dict(target.model.norm.state_dict())
     for mine, theirs in zip(drafter.model.layers, target.model.layers):
         mine.load_state_dict(theirs.state_dict())
-
-
-def batches(tokens: torch.Tensor, batch: int, seq: int, gen: torch.Generator):
-    """Endless random windows: (inputs [batch, seq], labels [batch, seq])."""
-    while True:
-        starts = torch.randint(0, len(tokens) - seq - 1, (batch,), generator=gen)
-        window = torch.stack([tokens[s : s + seq + 1] for s in starts])
-        yield window[:, :-1], window[:, 1:]
 
 
 def lr_at(step: int, steps: int, peak: float, warmup: int = 100) -> float:
@@ -161,7 +153,7 @@ def main():
         target = LlamaForCausalLM.from_pretrained(args.target_from)
     else:
         target = llama(args.vocab_size, args.target_layers, args.target_hidden)
-        fit(target, cross_entropy, batches(tokens, args.batch, args.seq, gen), args.target_steps, 3e-3, "target")
+        fit(target, cross_entropy, random_windows(tokens, args.batch, args.seq, gen), args.target_steps, 3e-3, "target")
 
     if args.drafter_from:
         drafter = LlamaForCausalLM.from_pretrained(args.drafter_from)
@@ -169,7 +161,7 @@ def main():
         drafter = llama(args.vocab_size, args.drafter_layers, args.drafter_hidden)
         if args.drafter_hidden == args.target_hidden:
             start_from_target(drafter, target)
-    data = batches(tokens, args.batch, args.seq, gen)
+    data = random_windows(tokens, args.batch, args.seq, gen)
     fit(drafter, distillation(target, args.objective), data, args.drafter_steps, args.drafter_lr, "drafter")
 
     for name, model in (("target", target), ("drafter", drafter)):

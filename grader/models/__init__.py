@@ -15,6 +15,7 @@ from transformers.utils import logging as transformers_logging
 SHIPPED = Path(__file__).parent / "shipped"
 SHIPPED_TARGET = str(SHIPPED / "target")
 SHIPPED_DRAFTER = str(SHIPPED / "drafter")
+SHIPPED_FEATURE_HEAD = str(SHIPPED / "feature_head")  # lesson 11's drafter for the shipped target
 SHIPPED_MISSING = ("the shipped models are missing from grader/models/shipped/ (a checkout without them): "
                    "reinstall the course, or restore that folder with git")
 

@@ -38,3 +38,12 @@ def held_out_prompts(tokenizer, count: int, length: int = 48) -> list[list[int]]
         if len(prompts) == count:
             break
     return prompts
+
+
+def random_windows(tokens: torch.Tensor, batch: int, seq: int, gen: torch.Generator):
+    """Endless random windows of ``tokens``: (inputs ``[batch, seq]``, labels ``[batch, seq]``,
+    the inputs shifted by one)."""
+    while True:
+        starts = torch.randint(0, len(tokens) - seq - 1, (batch,), generator=gen)
+        window = torch.stack([tokens[s : s + seq + 1] for s in starts])
+        yield window[:, :-1], window[:, 1:]

@@ -45,6 +45,14 @@ def multi_draft_law(p: np.ndarray, q: np.ndarray, m: int) -> dict:
     return _positive(np.vstack([reached[:m, None] * accepted, reached[m] * r[m][None]]))
 
 
+def deterministic_children_law(p: np.ndarray, children: tuple[int, ...]) -> dict:
+    """The law of ``(index, token)`` of ``verify_deterministic_children``: the token follows p
+    (each child is lesson 2's verifier with a one-hot q, then removed from the residual), and
+    the index is the token's place among the children, ``m`` when it is none of them."""
+    place = {token: index for index, token in enumerate(children)}
+    return {(place.get(token, len(children)), token): float(p[token]) for token in range(len(p)) if p[token] > 0}
+
+
 def typical_cut(p: np.ndarray, threshold: float = MEDUSA_THRESHOLD, alpha: float = MEDUSA_ALPHA) -> float:
     """Medusa's cut ``min(threshold, alpha · exp(−H(p)))``."""
     entropy = -float(np.sum(p[p > 0] * np.log(p[p > 0])))

@@ -1,0 +1,53 @@
+"""The deterministic_children check's expected values: a one-hot target's answers, and the
+law of ``(index, token)`` (grader/oracle/tree_laws.py): the token follows p, the index is
+its place among the children."""
+import functools
+
+from grader.checks.deterministic_children import Case
+from grader.checks.harness import CheckRun
+from grader.checks.verifier_rounds import LAW_TEST
+from grader.oracle import stats, tree_laws
+
+TOKEN_HINT = ("the token must follow p exactly: each child is a point mass, so it is accepted with the "
+              "probability the residual gives it, and a rejected child is removed from the residual for "
+              "good (verification without replacement).",
+              "try the children in order: child i is accepted with probability r_i(c_i), where r_0 = p "
+              "and r_(i+1) is r_i with c_i set to 0, renormalised; when all are rejected the token comes "
+              "from r_m, p without any child. Usual causes: each child tested against p itself (with "
+              "replacement), min(1, p/q) as if the children were samples of q, the final token drawn "
+              "from p, or one uniform shared by all children.",
+              "u = torch.rand(m, generator=generator); S = p.sum() − cumsum(p[children]) + p[children]; "
+              "accept iff u · S < p[children]; the last candidate is sample(max_fn(p.index_fill(0, "
+              "children, 0)))")
+INDEX_HINT = ("index m means every child was rejected, and then the token comes from p without the "
+              "children: it can never be one of them")
+
+
+def one_hot_target(check: CheckRun, token: int, children: list[int], device: str,
+                   pairs: list[tuple[int, int]]) -> None:
+    """With p the one-hot of ``token``, the child equal to it is accepted (index m if none is),
+    and the token is always ``token``."""
+    expected = (children.index(token) if token in children else len(children), token)
+    wrong = sorted({pair for pair in pairs if pair != expected})
+    check.require(f"a one-hot target accepts exactly its argmax (children {children}, {device})", not wrong,
+                  f"with p the one-hot of token {token} and children {children}, returned {wrong[:3]}; "
+                  f"expected {expected} every time",
+                  "r_i(c_i) is 1 for the argmax and 0 for every other token; after a rejection the "
+                  "residual of a one-hot p is that same one-hot")
+
+
+@functools.cache
+def law(case: Case) -> dict:
+    """The exact law of ``(index, token)``, once per case (a case is its own key)."""
+    return tree_laws.deterministic_children_law(case.p, case.children)
+
+
+def laws(check: CheckRun, case: Case, pairs: list[tuple[int, int]]) -> None:
+    """The token's law, and the index as a function of it."""
+    m = len(case.children)
+    misplaced = sorted({(i, t) for i, t in pairs if i == m and t in case.children})
+    check.require(f"{case.name}: index m only for a token that is no child", not misplaced,
+                  f"returned (index, token) {misplaced[:3]} with children {list(case.children)}", INDEX_HINT)
+    check.test(f"{case.name}: law of the token (must be p)",
+               stats.goodness_of_fit([t for _, t in pairs], tree_laws.marginal(law(case), lambda o: o[1]),
+                                     "token", **LAW_TEST), TOKEN_HINT)

@@ -1,0 +1,207 @@
+"""Lesson 11 — draft from the target's own features (EAGLE), verify deterministic drafts exactly.
+
+The target's top hidden state at position ``t``, its **feature** ``f_t`` ``[d]``, is what
+its LM head reads to score the next token: it already holds most of what the drafter has
+to guess. EAGLE's drafter is a **feature head**: one decoder layer that reads the pair
+``[f_t ; embedding of x_{t+1}]`` (fused to width ``d`` by a linear layer) and predicts the
+next feature ``f̂_{t+1}``; the target's own LM head turns it into the draft distribution
+``q``. It borrows the target's embedding and LM head, so it costs one layer of the
+target's width, and it sees everything the target computed so far.
+
+- ``feature_draft_step``: one forward of the head over a run of pairs, with its own cache.
+- ``eagle_loss``: how it is trained (EAGLE-1): regress the target's next feature, and
+  match the target's next-token distribution through the LM head.
+- ``eagle_generate``: the chain loop. ONE target forward per round verifies the drafts
+  (lesson 2's verifier: the drafts are samples of q) and also yields the true features of
+  the accepted positions, which the head reads at the start of the next round; drafts made
+  from predicted features are rolled back out of the head's cache.
+- ``verify_deterministic_children``: EAGLE-2 grows a tree whose children are the head's
+  top-k tokens, chosen, not sampled. Verified as if they were samples of q they break the
+  target's law; verified as point masses, one after the other, they keep it exactly.
+
+Exercises, in order: ``verify_deterministic_children`` (``grader check
+deterministic_children``), then ``feature_draft_step``, ``eagle_loss`` and
+``eagle_generate``, used in notebook 11 and graded on the shipped pair's head
+(``grader.models.load_feature_head``). ``FeatureHead`` (the module) and ``target_step``
+(a target forward that keeps the features) are provided complete below the stubs.
+
+Shapes: ``d`` the target's hidden size, ``V`` its vocabulary; ``features`` ``[1, n, d]`` are
+transformers' last hidden state (taken after the target's final norm: exactly what the LM
+head reads).
+"""
+import copy
+import json
+from pathlib import Path
+
+import torch
+from safetensors.torch import load_file, save_file
+from torch import nn
+from transformers import AutoModel, DynamicCache
+
+from grader.models import SHIPPED_FEATURE_HEAD
+
+from lessons.autoregressive import as_list  # noqa: F401  (an int or a list of end tokens)
+from lessons.residual import max_fn  # noqa: F401  (norm(max(0, x)))
+from lessons.speculative import roll_back, settle  # noqa: F401  (your lesson-3 steps)
+from lessons.verification import sample, speculative_sampling  # noqa: F401  (lesson 2)
+from solutions.sampling import GreedyProcessor, LogitsProcessor  # the course's (below)
+
+# Earlier steps this lesson calls, and the exercise that grades each:
+#   max_fn (lesson 1: `grader check max_fn`), speculative_sampling (lesson 2:
+#   `grader check speculative_sampling`), settle and roll_back (lesson 3:
+#   `grader check speculative_generate`)
+# Not passed yet? Meanwhile take the reference's, in place of the imports above:
+#   from solutions.residual import max_fn
+#   from solutions.verification import sample, speculative_sampling
+#   from solutions.speculative import roll_back, settle
+
+
+def verify_deterministic_children(target_dist: torch.Tensor, children: torch.Tensor,
+                                  generator: torch.Generator | None = None):
+    """Verify ``m`` distinct children chosen deterministically (the head's top-k tokens):
+    returns ``(index, token)``, 0-dim LongTensors.
+
+    target_dist ``[V]`` (p), children ``[m]`` distinct token ids. A chosen child is a point
+    mass, not a sample of q, so lesson 9's ``min(1, r/q)`` does not apply. Try the children
+    in their order against ``r_0 = p``: child ``i`` is accepted with probability
+    ``r_i(c_i)``; after its rejection ``r_{i+1}`` is ``r_i`` with ``c_i`` removed (set to 0)
+    and renormalised. ``index`` is the first accepted child and ``token == children[index]``;
+    ``index == m`` means all were rejected, and ``token`` is then drawn from ``r_m``. The
+    token has law p exactly: each step is lesson 2's verifier with a one-hot q.
+
+    - pass ``generator`` to every random call: the same seed must give the same answer;
+    - a child with ``p = 0`` is never accepted; never divide by zero, never return NaN;
+    - the residuals do not depend on the draws: in masses, ``r_i(c_i) = p(c_i) / S_i`` with
+      ``S_i = 1 − p(c_0) − … − p(c_{i−1})``; draw ``m`` uniforms at once.
+
+    Hint: accept iff ``u_i · S_i < p(c_i)`` (no division); ``r_m`` is
+    ``max_fn(p with the children zeroed)``; find the first acceptance with ``argmax`` over a
+    boolean mask with a ``True`` appended for "none".
+    """
+    raise NotImplementedError
+
+
+def feature_draft_step(head: "FeatureHead", features: torch.Tensor, tokens: torch.Tensor,
+                       cache: DynamicCache | None) -> tuple[torch.Tensor, torch.Tensor]:
+    """One forward of the feature head over ``n`` pairs; returns ``(next_features, logits)``.
+
+    features ``[1, n, d]`` (``f_t`` for ``n`` consecutive positions), tokens ``[1, n]`` (the
+    token after each: ``x_{t+1}``). Pair ``j`` is ``[features[:, j] ; embedding of
+    tokens[:, j]]`` ``[2d]``, fused by ``head.fc`` to ``[d]``; ``head.decoder`` (its decoder
+    layers, called with ``inputs_embeds=`` and the head's own ``cache``) predicts the next
+    features ``[1, n, d]``; the target's LM head (``head.lm_head``) gives their logits
+    ``[1, n, V]``: row ``j`` scores the token after ``tokens[:, j]``.
+
+    With a cache, feed only the pairs the head has not read yet; the cache's length is the
+    number of pairs it holds, and tells the decoder their positions.
+    """
+    raise NotImplementedError
+
+
+def eagle_loss(predicted: torch.Tensor, features: torch.Tensor, head_logits: torch.Tensor,
+               target_logits: torch.Tensor, feature_weight: float = 1.0,
+               token_weight: float = 1.0) -> torch.Tensor:
+    """EAGLE's training loss, a 0-dim tensor: ``feature_weight · L_feature + token_weight · L_token``.
+
+    predicted ``[B, T, d]`` the head's features, features ``[B, T, d]`` the target's at the
+    same positions; head_logits ``[B, T, V]`` (the LM head on ``predicted``), target_logits
+    ``[B, T, V]`` (the LM head on ``features``).
+
+    - ``L_feature``: smooth L1 (``torch.nn.functional.smooth_l1_loss``, its default β = 1)
+      between ``predicted`` and ``features``, the mean over every element;
+    - ``L_token``: the cross-entropy of the head's distribution against the target's,
+      ``− Σ_x p(x) log q(x)``, summed over the vocabulary and averaged over the ``B · T``
+      positions (p, q the softmaxes of the logits);
+    - the target is the teacher: no gradient reaches ``features`` or ``target_logits``.
+    """
+    raise NotImplementedError
+
+
+@torch.inference_mode()
+def eagle_generate(inputs: list[int], target, head: "FeatureHead", gamma: int = 5,
+                   logits_processor: LogitsProcessor = GreedyProcessor(), max_gen_len: int = 40,
+                   eos_tokens_id: int | list[int] = 1, pad_token_id: int = 0) -> tuple[list[int], float]:
+    """Speculative decoding drafted by the feature head; returns ``(ids, acceptance_rate)``
+    as ``speculative_generate`` does (lesson 3's contract: the generated ids, prompt
+    excluded, and accepted drafts / drafted tokens, 0.0 when nothing was drafted).
+
+    - Prefill: one ``target_step`` over the prompt samples the first token and gives the
+      prompt's features.
+    - A round, with ``k = min(gamma, tokens still allowed − 1)``: the head first reads every
+      pair ``(f_t, x_{t+1})`` whose feature is the target's own and that it has not read
+      (one ``feature_draft_step``); its last row gives ``q`` for the first draft. Each later
+      draft feeds back the head's predicted feature and the previous draft (one step each).
+      Keep the ``k`` rows of ``q = logits_processor(logits)``.
+    - ONE ``target_step`` over the last token and the k drafts gives p ``[k + 1, V]`` and
+      k + 1 true features; ``speculative_sampling(p, q, drafts)`` and ``settle`` decide the
+      round as in lesson 4.
+    - Roll back both caches: the target's to the new length minus one (as in lesson 4), the
+      head's to the pairs built on true features (its drafting steps used predicted ones).
+      Keep the true features of the accepted positions for the next round.
+    - End tokens and ``max_gen_len`` as in lesson 3. Both models on ``target.device``.
+
+    Hint: keep the features in a buffer ``[1, len(inputs) + max_gen_len, d]`` beside the ids,
+    and let the head's cache length say where its unread pairs start.
+    """
+    raise NotImplementedError
+
+
+class FeatureHead(nn.Module):
+    """EAGLE's drafter for ``target``: ``fc`` ``[2d] -> [d]`` fuses a pair, ``decoder`` (``layers``
+    decoder layers of the target's own kind, with its positions, masks and cache handling)
+    predicts the next feature. ``embed`` and ``lm_head`` are the target's own modules,
+    borrowed: never trained or saved with the head (``own_parameters``, ``own_state_dict``).
+    """
+
+    def __init__(self, target, layers: int = 1, intermediate_size: int | None = None):
+        super().__init__()
+        config = copy.deepcopy(target.config)
+        config.num_hidden_layers = layers
+        config.intermediate_size = intermediate_size or config.intermediate_size
+        width = config.hidden_size
+        self.fc = nn.Linear(2 * width, width, bias=False)
+        self.decoder = AutoModel.from_config(config).to(target.dtype)
+        # the pairs come in as inputs_embeds, and the predicted feature is compared with the
+        # target's, which is taken after its final norm: the decoder's own are not used
+        del self.decoder.embed_tokens
+        self.decoder.norm = nn.Identity()
+        self.embed, self.lm_head = target.get_input_embeddings(), target.get_output_embeddings()
+        self.to(target.device, target.dtype)
+
+    BORROWED = ("embed.", "lm_head.")
+
+    def own_parameters(self) -> list[nn.Parameter]:
+        return [param for name, param in self.named_parameters() if not name.startswith(self.BORROWED)]
+
+    def own_state_dict(self) -> dict[str, torch.Tensor]:
+        return {name: value for name, value in self.state_dict().items() if not name.startswith(self.BORROWED)}
+
+    def save(self, folder: str | Path, notes: dict | None = None) -> None:
+        """The head's own weights (``head.safetensors``) and shape (``config.json``, with ``notes``)."""
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        config = {"layers": self.decoder.config.num_hidden_layers,
+                  "intermediate_size": self.decoder.config.intermediate_size, **(notes or {})}
+        (folder / "config.json").write_text(json.dumps(config, indent=1) + "\n")
+        save_file({name: value.contiguous() for name, value in self.own_state_dict().items()},
+                  str(folder / "head.safetensors"))
+
+
+def load_feature_head(target, folder: str | Path = SHIPPED_FEATURE_HEAD) -> FeatureHead:
+    """The head saved in ``folder`` (by default the one trained for the shipped target), on
+    ``target``'s device and dtype, in eval mode."""
+    folder = Path(folder)
+    config = json.loads((folder / "config.json").read_text())
+    head = FeatureHead(target, config["layers"], config["intermediate_size"])
+    missing, unexpected = head.load_state_dict(load_file(str(folder / "head.safetensors")), strict=False)
+    if unexpected or not all(name.startswith(FeatureHead.BORROWED) for name in missing):
+        raise ValueError(f"{folder} does not hold a feature head of this shape: missing "
+                         f"{[n for n in missing if not n.startswith(FeatureHead.BORROWED)]}, unexpected {unexpected}")
+    return head.to(target.device, target.dtype).eval()
+
+
+def target_step(target, new_ids: torch.Tensor, cache: DynamicCache) -> tuple[torch.Tensor, torch.Tensor]:
+    """One target forward over ``new_ids`` ``[1, n]`` (the tokens its cache has not seen):
+    ``(features [1, n, d], logits [1, n, V])``, the features being what the LM head read."""
+    out = target(new_ids, cache=cache, use_cache=True, output_hidden_states=True)
+    return out.hidden_states[-1], out.logits

@@ -1,0 +1,14 @@
+"""Children verified with replacement: each child is tested against p itself (accepted with probability p(c)), and the final token drawn from p, rejected children included."""
+EXERCISE = "deterministic_children"
+MODULE = "eagle"
+PATCHES = [(
+    """    left = target_dist.sum() - torch.cumsum(mass, 0) + mass  # [m]: S_i, the mass not yet removed
+""",
+    """    left = target_dist.sum().expand(m)  # every child against the whole of p
+""",
+), (
+    """    rest = max_fn(target_dist.index_fill(0, children, 0.0))  # r_m: p without the children
+""",
+    """    rest = max_fn(target_dist)
+""",
+)]
