@@ -103,6 +103,8 @@ EXERCISES = (
              ("train_drafter", "held_out_alpha"), "grader.checks.train_drafter", 2.1),
     Exercise("deterministic_children", 11, "the head's top-k children, verified as point masses without replacement",
              ("verify_deterministic_children",), "grader.checks.deterministic_children", 1.0),
+    Exercise("eagle_generate", 11, "speculative decoding drafted by a feature head, features from the verifying forward",
+             ("eagle_generate",), "grader.checks.eagle_generate", 5.0, helpers=("feature_draft_step",)),
 )
 
 BY_ID = {exercise.id: exercise for exercise in EXERCISES}
