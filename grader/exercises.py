@@ -103,6 +103,10 @@ EXERCISES = (
              ("train_drafter", "held_out_alpha"), "grader.checks.train_drafter", 2.1),
     Exercise("deterministic_children", 11, "the head's top-k children, verified as point masses without replacement",
              ("verify_deterministic_children",), "grader.checks.deterministic_children", 1.0),
+    Exercise("feature_draft", 11, "the feature head's step: [feature ; next token's embedding] → one layer → LM head",
+             ("feature_draft_step",), "grader.checks.feature_draft", 1.5),
+    Exercise("eagle_loss", 11, "EAGLE's loss: feature regression plus the target's distribution, with gradients",
+             ("eagle_loss",), "grader.checks.eagle_loss", 0.1),
     Exercise("eagle_generate", 11, "speculative decoding drafted by a feature head, features from the verifying forward",
              ("eagle_generate",), "grader.checks.eagle_generate", 5.0, helpers=("feature_draft_step",)),
 )

@@ -1,0 +1,41 @@
+"""The eagle_loss check's expected values, from the formulas.
+
+With ``N`` positions and ``E`` feature elements, ``L = w_f · mean smoothL1(ŷ − y) + w_t · (1/N) Σ_n
+−Σ_x p log q``; the closed forms of its gradients are ``∂L/∂ŷ = w_f · clamp(ŷ − y, −1, 1) / E``
+(smooth L1 with β = 1: the difference where it is below 1, its sign beyond) and
+``∂L/∂z = w_t · (q − p) / N`` for the head's logits ``z``.
+"""
+import torch
+
+from grader.checks.harness import CheckRun
+
+TOLERANCE = 1e-10  # float64
+HINT = ("L_feature is smooth L1 (β = 1) between the head's features and the target's, averaged over every "
+        "element; L_token is the cross-entropy −Σ p log q of the head's distribution q against the target's p, "
+        "summed over the vocabulary and averaged over the positions; the loss is feature_weight · L_feature + "
+        "token_weight · L_token.",
+        "torch.nn.functional.smooth_l1_loss(predicted, features.detach()); p = target_logits.detach().softmax(-1); "
+        "−(p * head_logits.log_softmax(-1)).sum(-1).mean()")
+
+
+def expected(given: dict, feature_weight: float, token_weight: float) -> tuple[float, dict]:
+    """The loss and the gradients of the head's features and logits, in closed form."""
+    diff = given["predicted"] - given["features"]
+    smooth = torch.where(diff.abs() < 1, 0.5 * diff**2, diff.abs() - 0.5).mean()
+    p, log_q = given["target_logits"].softmax(-1), given["head_logits"].log_softmax(-1)
+    positions = p.shape[0] * p.shape[1]
+    value = feature_weight * smooth + token_weight * -(p * log_q).sum(-1).mean()
+    return float(value), {"predicted": feature_weight * diff.clamp(-1, 1) / diff.numel(),
+                          "head_logits": token_weight * (log_q.exp() - p) / positions}
+
+
+def value_and_gradients(check: CheckRun, given: dict, feature_weight: float, token_weight: float, got: float,
+                        grads: dict, what: str) -> None:
+    value, gradients = expected(given, feature_weight, token_weight)
+    check.require(f"value {what}", abs(got - value) <= TOLERANCE,
+                  f"gave {got:.10f} {what}; the formula gives {value:.10f}", HINT)
+    for name, closed in gradients.items():
+        grad = grads[name] if grads[name] is not None else torch.zeros_like(closed)  # none: a zero weight
+        gap = float((grad.double() - closed).abs().max())
+        check.require(f"gradient of {name} {what}", gap <= 1e-9,
+                      f"the gradient that reached {name} differs from the closed form by {gap:.3g}", HINT)
