@@ -49,18 +49,23 @@ from solutions.verification import sample, speculative_sampling
 # LESSON
 # from lessons.autoregressive import as_list  # noqa: F401  (an int or a list of end tokens)
 # from lessons.residual import max_fn  # noqa: F401  (norm(max(0, x)))
+# from lessons.sampling import GreedyProcessor, LogitsProcessor  # your lesson-0 processors
 # from lessons.speculative import roll_back, settle  # noqa: F401  (your lesson-3 steps)
 # from lessons.verification import sample, speculative_sampling  # noqa: F401  (lesson 2)
-# from solutions.sampling import GreedyProcessor, LogitsProcessor  # the course's (below)
 #
 # # Earlier steps this lesson calls, and the exercise that grades each:
-# #   max_fn (lesson 1: `grader check max_fn`), speculative_sampling (lesson 2:
-# #   `grader check speculative_sampling`), settle and roll_back (lesson 3:
-# #   `grader check speculative_generate`)
-# # Not passed yet? Meanwhile take the reference's, in place of the imports above:
+# #   GreedyProcessor, the default logits_processor (lesson 0: `grader check processors`)
+# #   max_fn (lesson 1: `grader check max_fn`)
+# #   sample, speculative_sampling (lesson 2: `grader check speculative_sampling`)
+# #   settle, roll_back (lesson 3's steps: `grader check speculative_generate`)
+# # Not passed yet? Meanwhile take the reference's, in place of the import above:
+# #   from solutions.sampling import GreedyProcessor, LogitsProcessor
 # #   from solutions.residual import max_fn
 # #   from solutions.verification import sample, speculative_sampling
 # #   from solutions.speculative import roll_back, settle
+# # `grader check` and `grader grade` both accept it: each exercise is graded on its own
+# # functions, and the reference is refused only for the exercise being graded.
+# # The checks pass processors of their own, so a loop is graded before lesson 0 is done.
 # END SOLUTION
 
 

@@ -116,6 +116,6 @@ def check_forwards(check: CheckRun, generate, target, head) -> None:
     """One target forward per round: the prompt, then the last token and the round's drafts."""
     kwargs = dict(gamma=3, max_gen_len=GREEDY_LENGTH)
     log = []
-    generated(check, generate, [2, 3], LoggedModel(target, "target", log), head, **kwargs,
+    generated(check, generate, [2, 3], LoggedModel(target, "target", log, check.observation), head, **kwargs,
               what="(greedy, the target wrapped to record each forward)")
     check.judge("forwards", [(c.fed, c.cached) for c in log], [2, 3], target, head, kwargs)

@@ -2,7 +2,7 @@
 reference loop's acceptance rate and target forwards on the same head."""
 from grader.checks.harness import CheckRun
 from grader.checks.loop_properties import GREEDY, GREEDY_LENGTH, NO_EOS
-from grader.judges.loop_properties import apart, greedy
+from grader.judges.loop_properties import greedy
 from grader.observers.trace import LoggedModel
 from grader.verdict import Hint
 from solutions.eagle import eagle_generate
@@ -28,7 +28,7 @@ def greedy_run(check: CheckRun, prompt: list[int], gamma: int, ids: list[int], r
 def forwards(check: CheckRun, fed: list, prompt: list[int], target, head, kwargs: dict) -> None:
     """(tokens fed, tokens cached) per target forward, against the reference loop's."""
     log = []
-    apart(eagle_generate, prompt, LoggedModel(target, "target", log), head, logits_processor=GREEDY,
+    eagle_generate(prompt, LoggedModel(target, "target", log), head, logits_processor=GREEDY,
           eos_tokens_id=NO_EOS, **kwargs)
     expected = [(c.fed, c.cached) for c in log]
     check.require("one target forward per round", fed == expected,
