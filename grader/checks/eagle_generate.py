@@ -38,10 +38,12 @@ def models():
     feature head for it, trained for a few steps to imitate it (float64): under greedy
     decoding it drafts right about half the time, so what it reads shows in the rate."""
     target, _ = tiny.tiny_pair(MODEL_SEED)
-    with torch.random.fork_rng():
-        torch.manual_seed(MODEL_SEED)
-        head = FeatureHead(target)
+    head = FeatureHead(target)
     generator = torch.Generator().manual_seed(MODEL_SEED)
+    with torch.no_grad():  # its matrices drawn afresh from the check's seed (vectors are norms' ones)
+        for param in head.own_parameters():
+            if param.dim() >= 2:
+                param.copy_(torch.randn(param.shape, generator=generator, dtype=param.dtype) / param.shape[-1] ** 0.5)
     optimiser = torch.optim.Adam(head.own_parameters(), lr=1e-2)
     for _ in range(HEAD_STEPS):
         ids = torch.randint(0, tiny.TINY_VOCAB, (8, 12), generator=generator)

@@ -44,14 +44,14 @@ def run(check: CheckRun) -> None:
     loss_fn = check.function("eagle_loss")
     given = inputs(check)
     for feature_weight, token_weight in WEIGHTS:
-        what = f"(feature_weight={feature_weight}, token_weight={token_weight})"
-        value, grads = check.call(loss_and_gradients, loss_fn, given, feature_weight, token_weight, what=what)
+        what = f"feature_weight={feature_weight}, token_weight={token_weight}"
+        value, grads = check.call(loss_and_gradients, loss_fn, given, feature_weight, token_weight, what=f"({what})")
         if not (isinstance(value, torch.Tensor) and value.dim() == 0):
             got = f"shape {list(value.shape)}" if isinstance(value, torch.Tensor) else type(value).__name__
-            check.fail("a scalar loss", f"returned {got} {what}; expected a 0-dim tensor that requires grad")
+            check.fail("a scalar loss", f"returned {got} ({what}); expected a 0-dim tensor that requires grad")
         check.judge("value_and_gradients", given, feature_weight, token_weight, float(value),
                     {name: grads.get(name) for name in ("predicted", "head_logits")}, what)
         leaked = [name for name in ("features", "target_logits")
                   if grads.get(name) is not None and bool(grads[name].abs().max() > 0)]
-        check.require(f"no gradient into the target's side {what}", not leaked,
-                      f"a gradient reached {' and '.join(leaked)}", DETACH_HINT)
+        check.require("no gradient into the target's side", not leaked,
+                      f"a gradient reached {' and '.join(leaked)}", DETACH_HINT, case=what)

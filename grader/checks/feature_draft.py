@@ -58,10 +58,10 @@ def run(check: CheckRun) -> None:
     target, head = models()
     features, tokens = pairs_of(check, target, 1, sum(RUNS))
     whole, _ = stepped(check, step, head, features, tokens, None, f"({sum(RUNS)} pairs, no cache)")
-    check.judge("same_as_reference", "values (no cache)", head, features, tokens, whole)
+    check.judge("same_as_reference", "no cache", head, features, tokens, whole)
     batch_features, batch_tokens = pairs_of(check, target, 3, 5)
     batch, _ = stepped(check, step, head, batch_features, batch_tokens, None, "(3 rows of 5 pairs, no cache)")
-    check.judge("same_as_reference", "values (a batch of 3 rows, no cache)", head, batch_features, batch_tokens, batch)
+    check.judge("same_as_reference", "a batch of 3 rows, no cache", head, batch_features, batch_tokens, batch)
     cache, start, lengths, parts = DynamicCache(), 0, [], []
     for n in RUNS:
         part, length = stepped(check, step, head, features[:, start:start + n], tokens[:, start:start + n],

@@ -29,11 +29,11 @@ def one_hot_target(check: CheckRun, token: int, children: list[int], device: str
     and the token is always ``token``."""
     expected = (children.index(token) if token in children else len(children), token)
     wrong = sorted({pair for pair in pairs if pair != expected})
-    check.require(f"a one-hot target accepts exactly its argmax (children {children}, {device})", not wrong,
+    check.require("a one-hot target accepts exactly its argmax", not wrong,
                   f"with p the one-hot of token {token} and children {children}, returned {wrong[:3]}; "
                   f"expected {expected} every time",
                   "r_i(c_i) is 1 for the argmax and 0 for every other token; after a rejection the "
-                  "residual of a one-hot p is that same one-hot")
+                  "residual of a one-hot p is that same one-hot", case=f"children {children}, {device}")
 
 
 @functools.cache

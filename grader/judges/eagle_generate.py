@@ -17,12 +17,12 @@ def greedy_run(check: CheckRun, prompt: list[int], gamma: int, ids: list[int], r
                greedy_hint: Hint, rate_hint: Hint) -> None:
     """The output is the target's greedy text; the rate is the reference loop's with this head."""
     label = f"prompt {prompt}, gamma={gamma}"
-    greedy(check, f"greedy output ({label})", ids, target, prompt, greedy_hint,
+    greedy(check, "greedy output", ids, target, prompt, greedy_hint, case=label,
            max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
     _, expected = eagle_generate(prompt, target, head, gamma, GREEDY, GREEDY_LENGTH, eos_tokens_id=NO_EOS)
-    check.require(f"greedy acceptance rate ({label})", abs(rate - expected) < 1e-9,
+    check.require("greedy acceptance rate", abs(rate - expected) < 1e-9,
                   f"returned {rate:.4g}; the reference loop with this head accepts {expected:.4g} of its "
-                  "drafts: the head drafted from other inputs than the target's features", rate_hint)
+                  "drafts: the head drafted from other inputs than the target's features", rate_hint, case=label)
 
 
 def forwards(check: CheckRun, fed: list, prompt: list[int], target, head, kwargs: dict) -> None:

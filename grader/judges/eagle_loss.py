@@ -32,10 +32,10 @@ def expected(given: dict, feature_weight: float, token_weight: float) -> tuple[f
 def value_and_gradients(check: CheckRun, given: dict, feature_weight: float, token_weight: float, got: float,
                         grads: dict, what: str) -> None:
     value, gradients = expected(given, feature_weight, token_weight)
-    check.require(f"value {what}", abs(got - value) <= TOLERANCE,
-                  f"gave {got:.10f} {what}; the formula gives {value:.10f}", HINT)
+    check.require("value", abs(got - value) <= TOLERANCE,
+                  f"gave {got:.10f} ({what}); the formula gives {value:.10f}", HINT, case=what)
     for name, closed in gradients.items():
         grad = grads[name] if grads[name] is not None else torch.zeros_like(closed)  # none: a zero weight
         gap = float((grad.double() - closed).abs().max())
-        check.require(f"gradient of {name} {what}", gap <= 1e-9,
-                      f"the gradient that reached {name} differs from the closed form by {gap:.3g}", HINT)
+        check.require(f"gradient of {name}", gap <= 1e-9,
+                      f"the gradient that reached {name} differs from the closed form by {gap:.3g}", HINT, case=what)

@@ -9,10 +9,10 @@ TOLERANCE = 1e-9  # float64
 
 
 @torch.no_grad()
-def same_as_reference(check: CheckRun, prop: str, head, features, tokens, got) -> None:
+def same_as_reference(check: CheckRun, case: str, head, features, tokens, got) -> None:
     expected = feature_draft_step(head, features, tokens, None)
     gaps = [float((g - e.double()).abs().max()) for g, e in zip(got, expected)]
-    check.require(prop, max(gaps) <= TOLERANCE,
+    check.require("values", max(gaps) <= TOLERANCE,
                   f"next_features differ by up to {gaps[0]:.3g} and logits by up to {gaps[1]:.3g} from the "
                   "head's forward on these pairs: [feature ; embedding of the token] → fc → decoder → LM head",
-                  SHAPE_HINT)
+                  SHAPE_HINT, case=case)
