@@ -15,7 +15,6 @@ from grader.oracle.verifier_cases import CONSTRUCTION_SEED, dirichlet, with_zero
 VOCAB = 6
 LAW_DRAWS = 1500
 SMALL_DRAWS = 250  # calls for each deterministic property
-NAMES = ("index", "token")
 
 
 @dataclass(frozen=True, eq=False)
@@ -68,21 +67,7 @@ def verified(check: CheckRun, verify, p: torch.Tensor, children: torch.Tensor, c
              **keywords) -> list[tuple[int, int]]:
     """The ``(index, token)`` ints of ``calls`` calls with the same ``children`` ``[m]``."""
     results = rounds.call_rounds(check, verify, children.expand(calls, -1), arrange, p, what=what, **keywords)
-    row, m = children.tolist(), children.shape[0]
-    pairs = []
-    for result in results:
-        index, token = map(int, rounds.integer_pair(check, result, NAMES, (), p.device, what))
-        if not 0 <= index <= m:
-            check.fail("index range", f"index = {index} {what}; it must lie in [0, m = {m}] "
-                       "(m means every child was rejected)")
-        if not 0 <= token < VOCAB:
-            check.fail("token range", f"token = {token} {what}; a token id lies in [0, V = {VOCAB})")
-        if index < m and token != row[index]:
-            check.fail("token is the accepted child",
-                       f"returned index {index} and token {token} for children {row} {what}; when "
-                       "index < m the token must be children[index], the child that was accepted")
-        pairs.append((index, token))
-    return pairs
+    return rounds.index_token_pairs(check, results, [children.tolist()] * calls, VOCAB, p.device, what, "child")
 
 
 def check_one_hot_target(check: CheckRun, verify, device: str) -> None:

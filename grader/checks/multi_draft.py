@@ -14,7 +14,6 @@ from grader.oracle.verifier_cases import CONSTRUCTION_SEED, dirichlet, disjoint,
 VOCAB = 6
 LAW_DRAWS = 1000
 SMALL_DRAWS = 250  # rounds for each deterministic property
-NAMES = ("index", "token")
 
 @dataclass(frozen=True, eq=False)
 class Case:
@@ -77,21 +76,7 @@ def arrange(drafts, target, proposal):
 def verified(check: CheckRun, verify, p, q, drafts, what: str, **keywords) -> list[tuple[int, int]]:
     """The ``(index, token)`` ints of one call per row of ``drafts`` ``[n, m]``."""
     results = rounds.call_rounds(check, verify, drafts, arrange, p, q, what=what, **keywords)
-    m = drafts.shape[-1]
-    pairs = []
-    for result, row in zip(results, drafts.tolist()):
-        index, token = map(int, rounds.integer_pair(check, result, NAMES, (), p.device, what))
-        if not 0 <= index <= m:
-            check.fail("index range", f"index = {index} {what}; it must lie in [0, m = {m}] "
-                       "(m means every draft was rejected)")
-        if not 0 <= token < VOCAB:
-            check.fail("token range", f"token = {token} {what}; a token id lies in [0, V = {VOCAB})")
-        if index < m and token != row[index]:
-            check.fail("token is the accepted draft",
-                       f"returned index {index} and token {token} for drafts {row} {what}; when "
-                       "index < m the token must be drafts[index], the draft that was accepted")
-        pairs.append((index, token))
-    return pairs
+    return rounds.index_token_pairs(check, results, drafts.tolist(), VOCAB, p.device, what, "draft")
 
 
 def draws_of(check: CheckRun, q: np.ndarray, m: int, draws: int, *key) -> torch.Tensor:

@@ -109,6 +109,30 @@ def integer_pair(check: CheckRun, result, names: tuple[str, str], shape: tuple[i
     return result[0], result[1]
 
 
+def index_token_pairs(check: CheckRun, results: list, candidates: list[list[int]], vocab: int, device,
+                      what: str, noun: str) -> list[tuple[int, int]]:
+    """The ``(index, token)`` ints of a verifier of ``m`` candidates per call (lesson 9's
+    drafts, lesson 11's children), one result per row of ``candidates``, or a failure that
+    says what is wrong: index in [0, m], token in [0, vocab), ``candidates[index]`` when
+    index < m. ``noun``: what a candidate is called ("draft", "child")."""
+    plural = {"draft": "drafts", "child": "children"}[noun]
+    pairs = []
+    for result, row in zip(results, candidates):
+        index, token = map(int, integer_pair(check, result, ("index", "token"), (), device, what))
+        m = len(row)
+        if not 0 <= index <= m:
+            check.fail("index range", f"index = {index} {what}; it must lie in [0, m = {m}] "
+                       f"(m means every {noun} was rejected)")
+        if not 0 <= token < vocab:
+            check.fail("token range", f"token = {token} {what}; a token id lies in [0, V = {vocab})")
+        if index < m and token != row[index]:
+            check.fail(f"token is the accepted {noun}",
+                       f"returned index {index} and token {token} for {plural} {row} {what}; when "
+                       f"index < m the token must be {plural}[index], the {noun} that was accepted")
+        pairs.append((index, token))
+    return pairs
+
+
 def check_generator(check: CheckRun, answers_with, calls: int) -> None:
     """Same generator seed, same answers, whatever the state of the global generator:
     ``answers_with(generator)`` makes ``calls`` calls with it and returns their answers."""
