@@ -12,7 +12,7 @@ from tests.conftest import ROOT, run_grader
 
 SHARED = {"exercises", "verdict", "wire", "implementation", "sources"}
 FRONTS = {"__init__", "__main__", "cli", "notebook", "grade", "progress"}
-CORE = ("checks", "judges", "oracle", "decider", "runner", "observers", "models", *SHARED)  # grading
+CORE = ("checks", "judges", "oracle", "decider", "runner", "observers", "models", *sorted(SHARED))  # grading
 TOOLS = ("bench", "audit", "studies")  # measuring, the audit, the studies: products beside grading
 ALLOWED = {  # part -> the grader's parts and course packages it may import
     "oracle": {"solutions"},  # the tree laws use the reference's acceptance constants
