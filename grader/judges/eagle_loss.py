@@ -8,6 +8,7 @@ With ``N`` positions and ``E`` feature elements, ``L = w_f · mean smoothL1(ŷ �
 import torch
 
 from grader.checks.harness import CheckRun
+from grader.judges import mistakes
 
 TOLERANCE = 1e-10  # float64
 HINT = ("L_feature is smooth L1 (β = 1) between the head's features and the target's, averaged over every "
@@ -18,22 +19,35 @@ HINT = ("L_feature is smooth L1 (β = 1) between the head's features and the tar
         "−(p * head_logits.log_softmax(-1)).sum(-1).mean()")
 
 
-def expected(given: dict, feature_weight: float, token_weight: float) -> tuple[float, dict]:
-    """The loss and the gradients of the head's features and logits, in closed form."""
+def expected(given: dict, feature_weight: float, token_weight: float, mistake: str = "") -> tuple[float, dict]:
+    """The loss and the gradients of the head's features and logits, in closed form; with
+    ``mistake`` ("mse", "hard labels", "vocabulary mean") the loss that mistake gives."""
     diff = given["predicted"] - given["features"]
     smooth = torch.where(diff.abs() < 1, 0.5 * diff**2, diff.abs() - 0.5).mean()
     p, log_q = given["target_logits"].softmax(-1), given["head_logits"].log_softmax(-1)
-    positions = p.shape[0] * p.shape[1]
-    value = feature_weight * smooth + token_weight * -(p * log_q).sum(-1).mean()
+    if mistake == "hard labels":
+        p = torch.nn.functional.one_hot(p.argmax(-1), p.shape[-1]).double()
+    positions, vocab = p.shape[0] * p.shape[1], p.shape[-1]
+    feature = (diff**2).mean() if mistake == "mse" else smooth
+    token = -(p * log_q).sum(-1).mean() / (vocab if mistake == "vocabulary mean" else 1)
+    value = feature_weight * feature + token_weight * token
     return float(value), {"predicted": feature_weight * diff.clamp(-1, 1) / diff.numel(),
                           "head_logits": token_weight * (log_q.exp() - p) / positions}
+
+
+MISTAKES = {"mse": "the mean squared error where smooth L1 is meant",
+            "hard labels": "the cross-entropy against the target's argmax token, where its whole distribution p is meant",
+            "vocabulary mean": "the cross-entropy averaged over the vocabulary where its sum is meant"}
 
 
 def value_and_gradients(check: CheckRun, given: dict, feature_weight: float, token_weight: float, got: float,
                         grads: dict, what: str) -> None:
     value, gradients = expected(given, feature_weight, token_weight)
+    candidates = [(what_it_is, expected(given, feature_weight, token_weight, mistake)[0])
+                  for mistake, what_it_is in MISTAKES.items()]
+    named = mistakes.named_mistake(got, value, candidates, TOLERANCE) if abs(got - value) > TOLERANCE else ""
     check.require("value", abs(got - value) <= TOLERANCE,
-                  f"gave {got:.10f} ({what}); the formula gives {value:.10f}", HINT, case=what)
+                  f"gave {got:.10f}; the formula gives {value:.10f}{named}", HINT, case=what)
     for name, closed in gradients.items():
         grad = grads[name] if grads[name] is not None else torch.zeros_like(closed)  # none: a zero weight
         gap = float((grad.double() - closed).abs().max())
