@@ -27,6 +27,7 @@ from transformers import DynamicCache
 from grader.models import SHIPPED_FEATURE_HEAD, load_pair
 from grader.models.corpus import corpus_files, encode, held_out_prompts, random_windows
 from solutions.autoregressive import autoregressive_generate
+from solutions.distill import expected_acceptance
 from solutions.eagle import FeatureHead, eagle_generate, eagle_loss, feature_draft_step, target_step
 from solutions.sampling import GreedyProcessor, MultinomialProcessor
 
@@ -76,7 +77,7 @@ def one_step_ahead(target, head, prompt: list[int], new_tokens: int, processor) 
 
 
 def alpha(p_logits: torch.Tensor, q_logits: torch.Tensor) -> float:
-    return torch.minimum(p_logits.softmax(-1), q_logits.softmax(-1)).sum(-1).mean().item()
+    return expected_acceptance(p_logits.softmax(-1), q_logits.softmax(-1)).mean().item()
 
 
 def agreement(p_logits: torch.Tensor, q_logits: torch.Tensor) -> float:
@@ -128,8 +129,8 @@ def main():
     parser.add_argument("--out", type=Path, default=Path(SHIPPED_FEATURE_HEAD))
     parser.add_argument("--layers", type=int, default=1)
     parser.add_argument("--intermediate-size", type=int, default=1024)
-    parser.add_argument("--steps", type=int, default=3000)
-    parser.add_argument("--lr", type=float, default=3e-3)
+    parser.add_argument("--steps", type=int, default=1500)
+    parser.add_argument("--lr", type=float, default=1e-2)
     parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--seq", type=int, default=256)
     parser.add_argument("--feature-weight", type=float, default=1.0)
