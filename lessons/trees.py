@@ -236,12 +236,17 @@ def tree_forward(model, ids: torch.Tensor, text_len: int, mask: torch.Tensor, de
     allowed = torch.ones(length, length, dtype=torch.bool, device=ids.device).tril()
     allowed[text_len:, text_len:] = mask
     positions = torch.cat([torch.arange(text_len, device=ids.device), text_len - 1 + depths])
-    # an additive mask: 0 where a query may attend, the dtype's minimum where it may not
-    bias = torch.zeros(allowed.shape, dtype=model.dtype, device=ids.device)
-    bias.masked_fill_(~allowed, torch.finfo(model.dtype).min)
-    out = model(ids[:, seen:], attention_mask=bias[None, None, seen:], position_ids=positions[None, seen:],
-                cache=cache, use_cache=cache is not None)
+    out = model(ids[:, seen:], attention_mask=attention_bias(allowed[seen:], model.dtype),
+                position_ids=positions[None, seen:], cache=cache, use_cache=cache is not None)
     return out.logits[0, -rows:]
+
+
+def attention_bias(allowed: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """The additive attention mask ``[1, 1, Q, S]`` a transformers model takes for ``allowed``
+    ``[Q, S]`` bool (query ``i`` may attend to key ``j``): 0 where it may, the dtype's
+    minimum where it may not. Passed as ``attention_mask``, it replaces the causal mask."""
+    bias = torch.zeros(allowed.shape, dtype=dtype, device=allowed.device)
+    return bias.masked_fill_(~allowed, torch.finfo(dtype).min)[None, None]
 
 
 def keep_positions(cache: DynamicCache | None, positions: torch.Tensor) -> None:
