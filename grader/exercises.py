@@ -23,7 +23,7 @@ EXPORTS = {  # module of lessons/ and solutions/ -> the names both packages expo
     "batched": ("batched_speculative_sampling", "batched_speculative_generate"),
     "distill": ("expected_acceptance", "distillation_loss", "on_policy_batch", "train_drafter"),
     "eagle": ("verify_deterministic_children", "feature_draft_step", "eagle_loss", "eagle_generate",
-              "FeatureHead", "load_feature_head"),
+              "grow_tree", "eagle_tree_generate", "FeatureHead", "load_feature_head"),
 }
 
 
@@ -109,6 +109,11 @@ EXERCISES = (
              ("eagle_loss",), "grader.checks.eagle_loss", 0.1),
     Exercise("eagle_generate", 11, "speculative decoding drafted by a feature head, features from the verifying forward",
              ("eagle_generate",), "grader.checks.eagle_generate", 5.0, helpers=("feature_draft_step",)),
+    Exercise("dynamic_tree", 11, "EAGLE-2's tree: expand the most confident nodes, keep the most confident",
+             ("grow_tree",), "grader.checks.dynamic_tree", 1.0),
+    Exercise("eagle_tree_generate", 11, "speculative decoding with the head's dynamic tree, children verified as point masses",
+             ("eagle_tree_generate",), "grader.checks.eagle_tree_generate", 6.0,
+             helpers=("walk_deterministic_tree", "grow_tree", "feature_draft_step")),
 )
 
 BY_ID = {exercise.id: exercise for exercise in EXERCISES}

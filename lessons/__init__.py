@@ -37,6 +37,8 @@ _MODULES = {  # name -> its module, written from grader/exercises.py's EXPORTS
     "feature_draft_step": "eagle",
     "eagle_loss": "eagle",
     "eagle_generate": "eagle",
+    "grow_tree": "eagle",
+    "eagle_tree_generate": "eagle",
     "FeatureHead": "eagle",
     "load_feature_head": "eagle",
 }

@@ -232,13 +232,23 @@ def tree_forward(model, ids: torch.Tensor, text_len: int, mask: torch.Tensor, de
     cache holding the first ``seen`` of those tokens.
     """
     seen = cache.get_seq_length() if cache is not None else 0
-    length = ids.shape[1]
-    allowed = torch.ones(length, length, dtype=torch.bool, device=ids.device).tril()
-    allowed[text_len:, text_len:] = mask
-    positions = torch.cat([torch.arange(text_len, device=ids.device), text_len - 1 + depths])
-    out = model(ids[:, seen:], attention_mask=attention_bias(allowed[seen:], model.dtype),
-                position_ids=positions[None, seen:], cache=cache, use_cache=cache is not None)
+    attention_mask, position_ids = tree_attention(text_len, mask, depths, seen, model.dtype)
+    out = model(ids[:, seen:], attention_mask=attention_mask, position_ids=position_ids,
+                cache=cache, use_cache=cache is not None)
     return out.logits[0, -rows:]
+
+
+def tree_attention(text_len: int, mask: torch.Tensor, depths: torch.Tensor, seen: int,
+                   dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(attention_mask [1, 1, T + N − seen, T + N], position_ids [1, T + N − seen])`` for a
+    forward over a text of ``T = text_len`` tokens then ``N`` tree nodes (``mask``, ``depths``
+    from ``tree_layout``), feeding all but the first ``seen``, which a cache holds: the text
+    is causal, node ``i`` sees the text and its ancestors at position ``T − 1 + depths[i]``."""
+    length = text_len + mask.shape[0]
+    allowed = torch.ones(length, length, dtype=torch.bool, device=mask.device).tril()
+    allowed[text_len:, text_len:] = mask
+    positions = torch.cat([torch.arange(text_len, device=mask.device), text_len - 1 + depths])
+    return attention_bias(allowed[seen:], dtype), positions[None, seen:]
 
 
 def attention_bias(allowed: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:

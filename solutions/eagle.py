@@ -18,11 +18,19 @@ target's width, and it sees everything the target computed so far.
 - ``verify_deterministic_children``: EAGLE-2 grows a tree whose children are the head's
   top-k tokens, chosen, not sampled. Verified as if they were samples of q they break the
   target's law; verified as point masses, one after the other, they keep it exactly.
+- ``grow_tree``: EAGLE-2's dynamic tree. Level by level, the head expands its ``top_k`` most
+  confident nodes (confidence: the product of the head's probabilities along the path),
+  each into its ``top_k`` likeliest tokens; then the ``total`` most confident nodes are kept.
+  The tree's shape follows the head's confidence, text by text.
+- ``eagle_tree_generate``: the tree loop. ONE target forward over the whole tree (lesson 9's
+  tree attention) verifies it, walking from the root with ``verify_deterministic_children``
+  (``walk_deterministic_tree``), and yields the true features of the accepted path.
 
 Exercises, in order: ``verify_deterministic_children`` (``grader check
 deterministic_children``), then ``feature_draft_step``, ``eagle_loss`` and
-``eagle_generate``, used in notebook 11 and graded on the shipped pair's head
-(``grader.models.load_feature_head``). ``FeatureHead`` (the module) and ``target_step``
+``eagle_generate``, then ``grow_tree`` (``grader check dynamic_tree``) and
+``eagle_tree_generate`` with its step ``walk_deterministic_tree``, all used in notebook 11
+(``grader.models.load_feature_head`` loads the shipped pair's head). ``FeatureHead`` (the module) and ``target_step``
 (a target forward that keeps the features) are provided complete below the stubs.
 
 Shapes: ``d`` the target's hidden size, ``V`` its vocabulary; ``features`` ``[1, n, d]`` are
@@ -45,12 +53,15 @@ from solutions.autoregressive import as_list
 from solutions.residual import max_fn
 from solutions.sampling import GreedyProcessor, LogitsProcessor
 from solutions.speculative import roll_back, settle
+from solutions.trees import keep_positions, tree_attention, tree_layout
 from solutions.verification import sample, speculative_sampling
 # LESSON
 # from lessons.autoregressive import as_list  # noqa: F401  (an int or a list of end tokens)
 # from lessons.residual import max_fn  # noqa: F401  (norm(max(0, x)))
 # from lessons.sampling import GreedyProcessor, LogitsProcessor  # your lesson-0 processors
 # from lessons.speculative import roll_back, settle  # noqa: F401  (your lesson-3 steps)
+# from lessons.trees import keep_positions, tree_attention  # lesson 9's provided tree forward parts
+# from lessons.trees import tree_layout  # noqa: F401  (your lesson-9 mask and depths)
 # from lessons.verification import sample, speculative_sampling  # noqa: F401  (lesson 2)
 #
 # # Earlier steps this lesson calls, and the exercise that grades each:
@@ -58,11 +69,13 @@ from solutions.verification import sample, speculative_sampling
 # #   max_fn (lesson 1: `grader check max_fn`)
 # #   sample, speculative_sampling (lesson 2: `grader check speculative_sampling`)
 # #   settle, roll_back (lesson 3's steps: `grader check speculative_generate`)
+# #   tree_layout (lesson 9: `grader check tree_attention`)
 # # Not passed yet? Meanwhile take the reference's, in place of the import above:
 # #   from solutions.sampling import GreedyProcessor, LogitsProcessor
 # #   from solutions.residual import max_fn
 # #   from solutions.verification import sample, speculative_sampling
 # #   from solutions.speculative import roll_back, settle
+# #   from solutions.trees import tree_layout
 # # `grader check` and `grader grade` both accept it: each exercise is graded on its own
 # # functions, and the reference is refused only for the exercise being graded.
 # # The checks pass processors of their own, so a loop is graded before lesson 0 is done.
@@ -107,7 +120,8 @@ def verify_deterministic_children(target_dist: torch.Tensor, children: torch.Ten
 
 
 def feature_draft_step(head: "FeatureHead", features: torch.Tensor, tokens: torch.Tensor,
-                       cache: DynamicCache | None) -> tuple[torch.Tensor, torch.Tensor]:
+                       cache: DynamicCache | None, attention_mask: torch.Tensor | None = None,
+                       position_ids: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """One forward of the feature head over ``n`` pairs; returns ``(next_features, logits)``.
 
     features ``[1, n, d]`` (``f_t`` for ``n`` consecutive positions), tokens ``[1, n]`` (the
@@ -118,11 +132,14 @@ def feature_draft_step(head: "FeatureHead", features: torch.Tensor, tokens: torc
     ``[1, n, V]``: row ``j`` scores the token after ``tokens[:, j]``.
 
     With a cache, feed only the pairs the head has not read yet; the cache's length is the
-    number of pairs it holds, and tells the decoder their positions.
+    number of pairs it holds, and tells the decoder their positions. ``attention_mask``
+    ``[1, 1, n, S]`` and ``position_ids`` ``[1, n]`` (``grow_tree``'s, from lesson 9's
+    ``tree_attention``) go to the decoder as they are; ``None`` leaves it causal.
     """
     # BEGIN SOLUTION
     pairs = torch.cat([features, head.embed(tokens)], dim=-1)  # [1, n, 2d]
-    out = head.decoder(inputs_embeds=head.fc(pairs), cache=cache, use_cache=cache is not None)
+    out = head.decoder(inputs_embeds=head.fc(pairs), attention_mask=attention_mask, position_ids=position_ids,
+                       cache=cache, use_cache=cache is not None)
     predicted = out.last_hidden_state
     return predicted, head.lm_head(predicted)
     # LESSON
@@ -164,8 +181,8 @@ def eagle_generate(inputs: list[int], target, head: "FeatureHead", gamma: int = 
     as ``speculative_generate`` does (lesson 3's contract: the generated ids, prompt
     excluded, and accepted drafts / drafted tokens, 0.0 when nothing was drafted).
 
-    - Prefill: one ``target_step`` over the prompt samples the first token and gives the
-      prompt's features.
+    - Prefill: ``prefill`` (provided) runs the target over the prompt, samples the first
+      token and keeps the prompt's features; stop there if it is an end token.
     - A round, with ``k = min(gamma, tokens still allowed − 1)``: the head first reads every
       pair ``(f_t, x_{t+1})`` whose feature is the target's own and that it has not read
       (one ``feature_draft_step``); its last row gives ``q`` for the first draft. Each later
@@ -179,22 +196,17 @@ def eagle_generate(inputs: list[int], target, head: "FeatureHead", gamma: int = 
       Keep the true features of the accepted positions for the next round.
     - End tokens and ``max_gen_len`` as in lesson 3. Both models on ``target.device``.
 
-    Hint: keep the features in a buffer ``[1, len(inputs) + max_gen_len, d]`` beside the ids,
-    and let the head's cache length say where its unread pairs start.
+    Hint: ``prefill``'s features buffer ``[1, len(inputs) + max_gen_len, d]`` sits beside the
+    ids; let the head's cache length say where its unread pairs start.
     """
     # BEGIN SOLUTION
-    device, processor = target.device, logits_processor
+    processor = logits_processor
     prompt_len, total_len = len(inputs), len(inputs) + max_gen_len
-    ids = torch.full((1, total_len), pad_token_id, dtype=torch.long, device=device)
-    ids[0, :prompt_len] = torch.tensor(inputs, dtype=torch.long, device=device)
-    stop_ids = torch.tensor(as_list(eos_tokens_id), dtype=torch.long, device=device)
-    target_cache, head_cache = DynamicCache(), DynamicCache()
     if max_gen_len <= 0:
         return [], 0.0
-    features, logits = target_step(target, ids[:, :prompt_len], target_cache)
-    true_features = features.new_zeros(1, total_len, features.shape[-1])  # f_t for t < end - 1
-    true_features[:, :prompt_len] = features
-    ids[0, prompt_len] = processor.sample(processor(logits[0, -1]))
+    ids, stop_ids, target_cache, true_features = prefill(inputs, target, processor, max_gen_len, eos_tokens_id,
+                                                         pad_token_id)
+    head_cache = DynamicCache()
     end, drafted, accepted = prompt_len + 1, 0, 0
     if torch.isin(ids[0, end - 1], stop_ids):  # the prefill's one host sync
         return ids[0, prompt_len:end].tolist(), 0.0
@@ -225,6 +237,175 @@ def eagle_generate(inputs: list[int], target, head: "FeatureHead", gamma: int = 
         if first_stop <= n:
             break
     return ids[0, prompt_len:end].tolist(), accepted / drafted if drafted else 0.0
+    # LESSON
+    # raise NotImplementedError
+    # END SOLUTION
+
+
+def grow_tree(head: "FeatureHead", feature: torch.Tensor, logits: torch.Tensor, cache: DynamicCache,
+              processor: LogitsProcessor, depth: int = 5, top_k: int = 4,
+              total: int = 16) -> tuple[list[int], torch.Tensor]:
+    """EAGLE-2's dynamic tree below the root; returns ``(parents, tokens)`` of its ``N ≤ total`` nodes.
+
+    feature ``[1, 1, d]`` and logits ``[V]``: the head's last row after reading the text's
+    true pairs (its predicted feature and the scores of the root's children); ``cache`` the
+    head's, holding those ``L`` pairs. A node's **confidence** is the product of the head's
+    probabilities along its path, kept as a sum of logs of ``processor(logits)``, or, under
+    greedy decoding (``processor.is_greedy``: its one-hot would leave one child), of
+    ``logits.softmax(-1)``.
+
+    - Level 1 is the root's ``top_k`` likeliest tokens. While the tree is shallower than
+      ``depth``, the ``top_k`` most confident nodes of the level just made (``topk`` over
+      it; those of confidence 0 never) are expanded: ONE ``feature_draft_step`` over their
+      pairs (the parent's predicted feature, the node's token) gives each its ``top_k``
+      likeliest children, the next level.
+    - The head reads an expanded node at position ``L − 1 + its depth``, seeing the true
+      pairs and its expanded ancestors: lay the expanded nodes out as a tree of their own
+      (``tree_layout`` of their parents among them) and take ``tree_attention(L, mask,
+      depths, seen, dtype)`` for the ones not fed yet.
+    - Then keep the ``total`` most confident of all the nodes made, dropping those of
+      confidence 0: ``torch.argsort(..., descending=True, stable=True)``. A child is never
+      more confident than its parent, and ties go to the node made first, so every kept
+      node's parent is kept.
+
+    ``parents[i]`` is kept node ``i``'s parent (``-1``: the root), the nodes in the order
+    they were made (a parent before its children, siblings likeliest first); ``tokens``
+    ``[N]`` long. The head's cache is left holding the expanded nodes after the ``L`` pairs.
+    """
+    # BEGIN SOLUTION
+    text_len = cache.get_seq_length()
+    parents, tokens, scores = [], [], []  # of every node made, in the order made
+    expanded = []  # the nodes whose pairs the head's cache holds after the text's, in that order
+    level_nodes, level_scores = [-1], torch.zeros(1, device=logits.device)  # the root, log confidence 0
+    level_features, level_logits = feature, logits[None]
+    for level in range(depth):
+        probs = level_logits.softmax(-1) if processor.is_greedy else processor(level_logits)
+        child_scores, child_tokens = probs.float().log().topk(top_k, dim=-1)  # [w, top_k]
+        child_scores = (level_scores[:, None] + child_scores).flatten()
+        first = len(parents)
+        parents += [node for node in level_nodes for _ in range(top_k)]
+        tokens.append(child_tokens.flatten())
+        scores.append(child_scores)
+        if level + 1 == depth:
+            break
+        best = child_scores.topk(min(top_k, child_scores.numel())).indices
+        best = best[child_scores[best] > -torch.inf]
+        level_nodes, level_scores = (first + best).tolist(), child_scores[best]
+        expanded += level_nodes
+        place = {node: i for i, node in enumerate(expanded)}
+        mask, depths = tree_layout([place.get(parents[node], -1) for node in expanded])
+        attention_mask, position_ids = tree_attention(text_len, mask.to(logits.device), depths.to(logits.device),
+                                                      cache.get_seq_length(), level_features.dtype)
+        level_features, head_logits = feature_draft_step(head, level_features[:, best // top_k],
+                                                         child_tokens.flatten()[best][None], cache,
+                                                         attention_mask, position_ids)
+        level_logits = head_logits[0]
+    scores, tokens = torch.cat(scores), torch.cat(tokens)
+    kept = torch.argsort(scores, descending=True, stable=True)[:total]
+    kept = kept[scores[kept] > -torch.inf].sort().values.tolist()  # back in the order made
+    renumber = {node: i for i, node in enumerate(kept)}
+    return [renumber[parents[node]] if parents[node] >= 0 else -1 for node in kept], tokens[kept]
+    # LESSON
+    # raise NotImplementedError
+    # END SOLUTION
+
+
+def walk_deterministic_tree(p: torch.Tensor, parents: list[int], tokens: torch.Tensor) -> tuple[list[int], torch.Tensor]:
+    """Walk a tree of chosen children from the root; returns ``(path, token)``.
+
+    p ``[N + 1, V]`` the target's processed distributions (row 0 the root, row ``1 + i``
+    node ``i``); ``parents`` and ``tokens`` ``[N]`` as ``grow_tree`` returns them. At the
+    current row, ``verify_deterministic_children(p[row], tokens of its children)`` either
+    accepts a child (go down to its row) or gives the token to emit; a row without children
+    ends the walk with a token drawn from its p. ``path``: the rows of the accepted nodes
+    (``1 + i``), root excluded; ``token`` 0-dim, emitted after them.
+
+    Hint: a list of each row's children first; one host read per level is fine here.
+    """
+    # BEGIN SOLUTION
+    children = [[] for _ in range(len(parents) + 1)]
+    for node, parent in enumerate(parents):
+        children[parent + 1].append(node + 1)
+    row, path = 0, []
+    while children[row]:
+        rows = torch.tensor(children[row], device=tokens.device)
+        index, token = verify_deterministic_children(p[row], tokens[rows - 1])
+        if index == len(rows):
+            return path, token
+        row = children[row][index]
+        path.append(row)
+    return path, sample(p[row])
+    # LESSON
+    # raise NotImplementedError
+    # END SOLUTION
+
+
+@torch.inference_mode()
+def eagle_tree_generate(inputs: list[int], target, head: "FeatureHead", depth: int = 5, top_k: int = 4,
+                        total: int = 16, logits_processor: LogitsProcessor = GreedyProcessor(),
+                        max_gen_len: int = 40, eos_tokens_id: int | list[int] = 1,
+                        pad_token_id: int = 0) -> tuple[list[int], float]:
+    """Speculative decoding with EAGLE-2's dynamic tree; returns ``(ids, mean_accepted)`` as
+    lesson 9's ``tree_speculative_generate`` does (the nodes accepted per round, a round
+    being one target forward after the prefill).
+
+    - Prefill as in ``eagle_generate``, with ``room=total``.
+    - A round, ``end`` tokens so far: the tree's depth is ``k = min(depth, tokens still
+      allowed − 1)``. When ``k > 0`` the head reads its unread true pairs (one
+      ``feature_draft_step``, as in ``eagle_generate``) and ``grow_tree`` grows the tree
+      from its last row; write the nodes into the buffer after the text.
+    - ONE ``target_step`` over the last token and the nodes, with the tree's mask and
+      positions (``tree_layout``, then ``tree_attention(end, mask, depths, end − 1, dtype)``),
+      gives p ``[N + 1, V]`` and the features of the root and every node.
+    - ``walk_deterministic_tree`` accepts a path of ``n`` nodes; the round emits them and the
+      token it returns; ``settle`` finds the first end token.
+    - Tidy both caches unless generation is over: the target's keeps the text and the path
+      (``keep_positions``: row ``x`` sits at position ``end − 1 + x``); the head's goes back
+      to its true pairs (``roll_back``). Keep the true features of the root and the path.
+
+    Hint: ``prefill``'s ``room=total`` leaves room for a whole tree past the last slot; write
+    the emitted tokens over the nodes at ``ids[0, end:end + n + 1]``.
+    """
+    # BEGIN SOLUTION
+    device, processor = target.device, logits_processor
+    prompt_len, total_len = len(inputs), len(inputs) + max_gen_len
+    if max_gen_len <= 0:
+        return [], 0.0
+    ids, stop_ids, target_cache, true_features = prefill(inputs, target, processor, max_gen_len, eos_tokens_id,
+                                                         pad_token_id, room=total)
+    head_cache = DynamicCache()
+    end, rounds, accepted = prompt_len + 1, 0, 0
+    if torch.isin(ids[0, end - 1], stop_ids):  # the prefill's one host sync
+        return ids[0, prompt_len:end].tolist(), 0.0
+    while end < total_len:
+        k = min(depth, total_len - end - 1)
+        parents, nodes = [], ids.new_zeros(0)
+        if k > 0:
+            read = head_cache.get_seq_length()
+            predicted, head_logits = feature_draft_step(head, true_features[:, read:end - 1], ids[:, read + 1:end],
+                                                        head_cache)
+            parents, nodes = grow_tree(head, predicted[:, -1:], head_logits[0, -1], head_cache, processor, k,
+                                       top_k, total)
+        count = len(parents)
+        ids[0, end:end + count] = nodes
+        mask, depths = (t.to(device) for t in tree_layout(parents))
+        attention_mask, position_ids = tree_attention(end, mask, depths, end - 1, true_features.dtype)
+        features, logits = target_step(target, ids[:, end - 1:end + count], target_cache, attention_mask,
+                                       position_ids)
+        path, token = walk_deterministic_tree(processor(logits[0]), parents, nodes)
+        rows = torch.tensor([0] + path, dtype=torch.long, device=device)  # the root and the accepted nodes
+        ids[0, end:end + len(path)] = nodes[rows[1:] - 1]
+        ids[0, end + len(path)] = token
+        n, first_stop = settle(ids[0, end:end + len(path) + 1], rows.new_tensor(len(path)), stop_ids)
+        rounds, accepted = rounds + 1, accepted + n
+        true_features[:, end - 1:end + n] = features[:, rows]
+        if first_stop <= n or end + n + 1 >= total_len:  # done: no cache to tidy
+            end += min(n, first_stop) + 1
+            break
+        keep_positions(target_cache, torch.cat([torch.arange(end, device=device), end - 1 + rows[1:]]))
+        roll_back(head_cache, end - 1)
+        end += n + 1
+    return ids[0, prompt_len:end].tolist(), accepted / rounds if rounds else 0.0
     # LESSON
     # raise NotImplementedError
     # END SOLUTION
@@ -284,8 +465,32 @@ def load_feature_head(target, folder: str | Path = SHIPPED_FEATURE_HEAD) -> Feat
     return head.to(target.device, target.dtype).eval()
 
 
-def target_step(target, new_ids: torch.Tensor, cache: DynamicCache) -> tuple[torch.Tensor, torch.Tensor]:
+def prefill(inputs: list[int], target, processor: LogitsProcessor, max_gen_len: int, eos_tokens_id: int | list[int],
+            pad_token_id: int, room: int = 0) -> tuple[torch.Tensor, torch.Tensor, DynamicCache, torch.Tensor]:
+    """Both loops' start: one ``target_step`` over the prompt samples the first token.
+
+    Returns ``(ids, stop_ids, cache, true_features)``: ids ``[1, len(inputs) + max_gen_len +
+    room]`` (the prompt, the first token, then ``pad_token_id``), the end tokens as a
+    LongTensor, the target's cache holding the prompt, and the features buffer ``[1,
+    len(inputs) + max_gen_len, d]`` whose first ``len(inputs)`` rows are the prompt's.
+    All on ``target.device``."""
+    device, prompt_len, total_len = target.device, len(inputs), len(inputs) + max_gen_len
+    ids = torch.full((1, total_len + room), pad_token_id, dtype=torch.long, device=device)
+    ids[0, :prompt_len] = torch.tensor(inputs, dtype=torch.long, device=device)
+    cache = DynamicCache()
+    features, logits = target_step(target, ids[:, :prompt_len], cache)
+    true_features = features.new_zeros(1, total_len, features.shape[-1])  # f_t for t < end − 1
+    true_features[:, :prompt_len] = features
+    ids[0, prompt_len] = processor.sample(processor(logits[0, -1]))
+    return ids, torch.tensor(as_list(eos_tokens_id), dtype=torch.long, device=device), cache, true_features
+
+
+def target_step(target, new_ids: torch.Tensor, cache: DynamicCache, attention_mask: torch.Tensor | None = None,
+                position_ids: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """One target forward over ``new_ids`` ``[1, n]`` (the tokens its cache has not seen):
-    ``(features [1, n, d], logits [1, n, V])``, the features being what the LM head read."""
-    out = target(new_ids, cache=cache, use_cache=True, output_hidden_states=True)
+    ``(features [1, n, d], logits [1, n, V])``, the features being what the LM head read.
+    ``attention_mask`` and ``position_ids`` (a tree's, from ``tree_attention``) as in
+    ``feature_draft_step``."""
+    out = target(new_ids, attention_mask=attention_mask, position_ids=position_ids, cache=cache, use_cache=True,
+                 output_hidden_states=True)
     return out.hidden_states[-1], out.logits

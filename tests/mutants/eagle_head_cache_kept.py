@@ -2,9 +2,9 @@
 EXERCISE = "eagle_generate"
 MODULE = "eagle"
 PATCHES = [(
-    """    target_cache, head_cache = DynamicCache(), DynamicCache()
+    """    end, drafted, accepted = prompt_len + 1, 0, 0
 """,
-    """    target_cache, head_cache = DynamicCache(), DynamicCache()
+    """    end, drafted, accepted = prompt_len + 1, 0, 0
     fed_true = 0
 """,
 ), (

@@ -2,8 +2,9 @@
 EXERCISE = "feature_draft"
 MODULE = "eagle"
 PATCHES = [(
-    """    out = head.decoder(inputs_embeds=head.fc(pairs), cache=cache, use_cache=cache is not None)
+    """    out = head.decoder(inputs_embeds=head.fc(pairs), attention_mask=attention_mask, position_ids=position_ids,
+                       cache=cache, use_cache=cache is not None)
 """,
-    """    out = head.decoder(inputs_embeds=head.fc(pairs))
+    """    out = head.decoder(inputs_embeds=head.fc(pairs), attention_mask=attention_mask, position_ids=position_ids)
 """,
 )]

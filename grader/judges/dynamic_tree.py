@@ -1,0 +1,37 @@
+"""The dynamic_tree check's expected trees: the reference's grow_tree after the same head has
+read the same pairs."""
+import torch
+from transformers import DynamicCache
+
+from grader.checks.eagle_generate import head_forward
+from grader.checks.harness import CheckRun
+from solutions.eagle import grow_tree
+
+TREE_HINT = ("a node's confidence is the product of the head's probabilities along its path, from "
+             "logits_processor's distribution (the softmax of the logits under greedy decoding): at each "
+             "level expand the top_k most confident nodes of the level just made, each into its top_k "
+             "likeliest tokens, then keep the total most confident of all the nodes made.",
+             "keep log confidences and add them down the tree; the expanded nodes' pairs are (the parent's "
+             "predicted feature, the node's token), read with tree_attention's mask and positions; keep "
+             "argsort(scores, descending=True, stable=True)[:total] without the -inf ones, in the order made")
+CACHE_HINT = ("the head reads each expanded node once, after the text's true pairs: its cache then holds "
+              "those pairs and the expanded nodes, nothing else (the last level is never read).",
+              "one feature_draft_step per level over that level's expanded nodes, with the head's cache")
+
+
+@torch.no_grad()
+def same_tree(check: CheckRun, case: str, head, features, tokens, processor, shape: tuple[int, int, int],
+              parents: list[int], tree_tokens: list[int], cached: int) -> None:
+    cache = DynamicCache()
+    predicted, logits = head_forward(head, features, tokens, cache)
+    expected_parents, expected_tokens = grow_tree(head, predicted[:, -1:], logits[0, -1], cache, processor, *shape)
+    expected = list(zip(expected_parents, expected_tokens.tolist()))
+    got = list(zip(parents, tree_tokens))
+    first = next((i for i, (g, e) in enumerate(zip(got, expected)) if g != e), min(len(got), len(expected)))
+    check.require("the tree", got == expected,
+                  f"(parent, token) of {len(got)} nodes: {got}; expected {len(expected)}: {expected}; the first "
+                  f"difference is at node {first}", TREE_HINT, case=case)
+    check.require("the head's cache after growing", cached == cache.get_seq_length(),
+                  f"held {cached} entries; expected {cache.get_seq_length()}: the text's {features.shape[1]} "
+                  f"pairs and the {cache.get_seq_length() - features.shape[1]} expanded nodes", CACHE_HINT,
+                  case=case)
