@@ -14,6 +14,8 @@ TREE_HINT = ("a node's confidence is the product of the head's probabilities alo
              "keep log confidences and add them down the tree; the expanded nodes' pairs are (the parent's "
              "predicted feature, the node's token), read with tree_attention's mask and positions; keep "
              "argsort(scores, descending=True, stable=True)[:total] without the -inf ones, in the order made")
+DEEPER = ("; the root's children agree, so look below them: the confidences added down the path, or the "
+          "expanded nodes' forward (their pairs, the mask and the positions that tree_attention gives)")
 CACHE_HINT = ("the head reads each expanded node once, after the text's true pairs: its cache then holds "
               "those pairs and the expanded nodes, nothing else (the last level is never read).",
               "one feature_draft_step per level over that level's expanded nodes, with the head's cache")
@@ -28,9 +30,11 @@ def same_tree(check: CheckRun, case: str, head, features, tokens, processor, sha
     expected = list(zip(expected_parents, expected_tokens.tolist()))
     got = list(zip(parents, tree_tokens))
     first = next((i for i, (g, e) in enumerate(zip(got, expected)) if g != e), min(len(got), len(expected)))
+    roots_children = [node for node in got if node[0] == -1] == [node for node in expected if node[0] == -1]
     check.require("the tree", got == expected,
                   f"(parent, token) of {len(got)} nodes: {got}; expected {len(expected)}: {expected}; the first "
-                  f"difference is at node {first}", TREE_HINT, case=case)
+                  f"difference is at node {first}" + (DEEPER if roots_children and got != expected else ""),
+                  TREE_HINT, case=case)
     check.require("the head's cache after growing", cached == cache.get_seq_length(),
                   f"held {cached} entries; expected {cache.get_seq_length()}: the text's {features.shape[1]} "
                   f"pairs and the {cache.get_seq_length() - features.shape[1]} expanded nodes", CACHE_HINT,
