@@ -1,17 +1,21 @@
 """Check `feature_draft_step` on the tiny target and its feature head (the eagle_generate
 check's): the returned pair's shapes, its values against the reference's on the same
 pairs, a batch of rows without a cache (training), and the cache: pairs fed in three runs
-give the rows one forward over all of them gives, and the cache holds one entry per pair.
+give the rows one forward over all of them gives, and the cache holds one entry per pair;
+then a tree's nodes read with its mask and positions (lesson 9's ``tree_attention``, as
+``grow_tree`` calls the step), against the reference's on the same cache.
 The reference's values are the decider's alone (grader/judges/feature_draft.py)."""
 import functools
 
 import torch
 from transformers import DynamicCache
 
-from grader.checks.eagle_generate import models
+from grader.checks.eagle_generate import head_forward, models
 from grader.checks.harness import CheckRun
+from solutions.trees import tree_attention, tree_layout
 
 RUNS = (4, 1, 2)  # pairs fed per call with one cache
+TREE_TEXT, TREE_PARENTS = 4, [-1, -1, 0]  # true pairs in the cache, then a tree's nodes
 SHAPE_HINT = ("the head returns one predicted feature and one row of logits per pair: features [B, n, d] "
               "and logits [B, n, V] for features [B, n, d] and tokens [B, n].",
               "predicted = head.decoder(inputs_embeds=head.fc(pairs), cache=cache, use_cache=cache is not "
@@ -31,16 +35,16 @@ def pairs_of(check: CheckRun, target, rows: int, length: int) -> tuple[torch.Ten
     return features[:, :-1], ids[:, 1:]
 
 
-def stepped(check: CheckRun, step, head, features, tokens, cache, what: str):
+def stepped(check: CheckRun, step, head, features, tokens, cache, what: str, *tree):
     """The learner's ``(next_features, logits)`` as float64 tensors of the expected shapes,
-    and the cache's length after the call."""
+    and the cache's length after the call; ``tree``: the attention mask and position ids."""
     @functools.wraps(step)  # a failure names the learner's function
     def step_and_length(*args):
         """The step's result and its cache's length after it: the decider, which runs no
         step, learns the length from the runner's answer."""
         return step(*args), 0 if cache is None else int(cache.get_seq_length())
 
-    result, length = check.call(step_and_length, head, features, tokens, cache, what=what)
+    result, length = check.call(step_and_length, head, features, tokens, cache, *tree, what=what)
     rows, n = tokens.shape
     shapes = ([rows, n, features.shape[-1]], [rows, n, head.lm_head.out_features])
     ok = (isinstance(result, tuple) and len(result) == 2
@@ -75,3 +79,19 @@ def run(check: CheckRun) -> None:
     check.require("pairs fed in three calls with a cache give the rows of one call", gap <= 1e-9,
                   f"the rows differ by up to {gap:.3g} from those of one call over all {sum(RUNS)} pairs",
                   CACHE_HINT)
+    check.stop_if_failed("a tree's nodes, read with the cache")
+    check_tree_nodes(check, step, target, head)
+
+
+def check_tree_nodes(check: CheckRun, step, target, head) -> None:
+    """Nodes of a tree after a text's pairs, read with the tree's mask and positions."""
+    features, tokens = pairs_of(check, target, 1, TREE_TEXT + len(TREE_PARENTS))
+    cache = DynamicCache()
+    with torch.no_grad():
+        head_forward(head, features[:, :TREE_TEXT], tokens[:, :TREE_TEXT], cache)
+    mask, depths = tree_layout(TREE_PARENTS)
+    attention_mask, position_ids = tree_attention(TREE_TEXT, mask, depths, TREE_TEXT, features.dtype)
+    nodes, _ = stepped(check, step, head, features[:, TREE_TEXT:], tokens[:, TREE_TEXT:], cache,
+                       f"({len(TREE_PARENTS)} tree nodes with parents {TREE_PARENTS} after {TREE_TEXT} pairs in the "
+                       "cache, with the tree's attention_mask and position_ids)", attention_mask, position_ids)
+    check.judge("same_as_reference_on_a_tree", head, features, tokens, nodes)
