@@ -22,8 +22,8 @@ EXPORTS = {  # module of lessons/ and solutions/ -> the names both packages expo
     "fast": ("fast_speculative_generate", "fast_autoregressive_generate"),
     "batched": ("batched_speculative_sampling", "batched_speculative_generate"),
     "distill": ("expected_acceptance", "distillation_loss", "on_policy_batch", "train_drafter"),
-    "eagle": ("verify_deterministic_children", "feature_draft_step", "eagle_loss", "eagle_generate",
-              "grow_tree", "eagle_tree_generate", "FeatureHead", "load_feature_head"),
+    "eagle": ("verify_deterministic_children", "feature_draft_step", "eagle_loss", "unrolled_eagle_loss",
+              "eagle_generate", "grow_tree", "eagle_tree_generate", "FeatureHead", "load_feature_head"),
 }
 
 
@@ -107,6 +107,8 @@ EXERCISES = (
              ("feature_draft_step",), "grader.checks.feature_draft", 1.5),
     Exercise("eagle_loss", 11, "EAGLE's loss: feature regression plus the target's distribution, with gradients",
              ("eagle_loss",), "grader.checks.eagle_loss", 0.1),
+    Exercise("unrolled_loss", 11, "EAGLE-3's training-time test: the loss unrolled over the head's own predictions",
+             ("unrolled_eagle_loss",), "grader.checks.unrolled_loss", 0.5),
     Exercise("eagle_generate", 11, "speculative decoding drafted by a feature head, features from the verifying forward",
              ("eagle_generate",), "grader.checks.eagle_generate", 5.0, helpers=("feature_draft_step",)),
     Exercise("dynamic_tree", 11, "EAGLE-2's tree: expand the most confident nodes, keep the most confident",

@@ -36,6 +36,7 @@ _MODULES = {  # name -> its module, written from grader/exercises.py's EXPORTS
     "verify_deterministic_children": "eagle",
     "feature_draft_step": "eagle",
     "eagle_loss": "eagle",
+    "unrolled_eagle_loss": "eagle",
     "eagle_generate": "eagle",
     "grow_tree": "eagle",
     "eagle_tree_generate": "eagle",

@@ -11,6 +11,9 @@ target's width, and it sees everything the target computed so far.
 - ``feature_draft_step``: one forward of the head over a run of pairs, with its own cache.
 - ``eagle_loss``: how it is trained (EAGLE-1): regress the target's next feature, and
   match the target's next-token distribution through the LM head.
+- ``unrolled_eagle_loss``: EAGLE-3's training-time test. From a round's second draft on,
+  the head reads its own predicted features, never seen in EAGLE-1's training: unroll it
+  over a few steps, each fed the step before's predictions, and train on every step.
 - ``eagle_generate``: the chain loop. ONE target forward per round verifies the drafts
   (lesson 2's verifier: the drafts are samples of q) and also yields the true features of
   the accepted positions, which the head reads at the start of the next round; drafts made
@@ -30,7 +33,9 @@ Exercises, in order: ``verify_deterministic_children`` (``grader check
 deterministic_children``), then ``feature_draft_step``, ``eagle_loss`` and
 ``eagle_generate``, then ``grow_tree`` (``grader check dynamic_tree``) and
 ``eagle_tree_generate`` with its step ``walk_deterministic_tree``, all used in notebook 11
-(``grader.models.load_feature_head`` loads the shipped pair's head). ``FeatureHead`` (the module) and ``target_step``
+(``grader.models.load_feature_head`` loads the shipped pair's head); then
+``unrolled_eagle_loss`` (``grader check unrolled_loss``), EAGLE-3's training.
+``FeatureHead`` (the module) and ``target_step``
 (a target forward that keeps the features) are provided complete below the stubs.
 
 Shapes: ``d`` the target's hidden size, ``V`` its vocabulary; ``features`` ``[1, n, d]`` are
@@ -52,7 +57,7 @@ from lessons.autoregressive import as_list  # noqa: F401  (an int or a list of e
 from lessons.residual import max_fn  # noqa: F401  (norm(max(0, x)))
 from lessons.sampling import GreedyProcessor, LogitsProcessor  # your lesson-0 processors
 from lessons.speculative import roll_back, settle  # noqa: F401  (your lesson-3 steps)
-from lessons.trees import keep_positions, tree_attention  # lesson 9's provided tree forward parts
+from lessons.trees import attention_bias, keep_positions, tree_attention  # lesson 9's provided tree forward parts
 from lessons.trees import tree_layout  # noqa: F401  (your lesson-9 mask and depths)
 from lessons.verification import sample, speculative_sampling  # noqa: F401  (lesson 2)
 
@@ -133,6 +138,49 @@ def eagle_loss(predicted: torch.Tensor, features: torch.Tensor, head_logits: tor
       ``− Σ_x p(x) log q(x)``, summed over the vocabulary and averaged over the ``B · T``
       positions (p, q the softmaxes of the logits);
     - the target is the teacher: no gradient reaches ``features`` or ``target_logits``.
+    """
+    raise NotImplementedError
+
+
+def unrolled_eagle_loss(head: "FeatureHead", features: torch.Tensor, tokens: torch.Tensor,
+                        target_logits: torch.Tensor, steps: int = 3, feature_weight: float = 1.0,
+                        token_weight: float = 1.0) -> torch.Tensor:
+    """EAGLE-3's training-time test: the head trained on its own predicted features, as it
+    drafts them; returns the mean over the ``steps`` steps of their ``eagle_loss``, 0-dim.
+
+    features ``[B, T, d]`` the target's ``f_t``, tokens ``[B, T]`` the text ``x_t``,
+    target_logits ``[B, T, V]`` the target's logits (row ``t`` scores ``x_{t+1}``): the
+    teachers, which no gradient may reach. ``1 ≤ steps ≤ T − 1``.
+
+    Drafting from root ``t`` (the head has read the true pairs up to ``(f_t, x_{t+1})``):
+
+    - step 0 is EAGLE-1: the pairs ``(f_t, x_{t+1})`` at positions ``t = 0 … T − 2``, each
+      seeing the pairs before it (causal), predict ``f̂⁰_t``, the feature of position ``t + 1``;
+    - step ``j ≥ 1``: root ``t`` reads ``(f̂^{j−1}_t, x_{t+j+1})`` at position ``t + j`` and
+      predicts ``f̂^j_t``, the feature of position ``t + j + 1``. Its query sees step 0's
+      keys at positions ``≤ t`` (true features) and its own chain (root ``t``'s keys of
+      steps ``1 … j``), nothing of the other roots' chains. Only the roots whose prediction
+      has a target (``t + j + 1 ≤ T − 1``) go on: ``n_j = T − 1 − j`` of them;
+    - step ``j``'s loss is ``eagle_loss`` of its features and logits against the target's at
+      the positions they predict (``features[:, j + 1:]``, ``target_logits[:, j + 1:]``),
+      with the two weights. Nothing is detached between steps: the gradient flows through
+      the whole unroll.
+
+    Example, ``T = 4``, ``steps = 3`` (roots ``t = 0, 1, 2``)::
+
+        step 0: (f_0, x_1) (f_1, x_2) (f_2, x_3)  at positions 0 1 2  → scored on f_1 f_2 f_3
+        step 1: (f̂⁰_0, x_2) (f̂⁰_1, x_3)          at positions 1 2    → scored on f_2 f_3
+        step 2: (f̂¹_0, x_3)                      at position 2       → scored on f_3
+
+        step 1's mask, keys [step 0 | step 1]:       root 0: 1 0 0 | 1 0
+                                                     root 1: 1 1 0 | 0 1
+        step 2's mask, keys [step 0 | step 1 | 2]:   root 0: 1 0 0 | 1 0 | 1
+
+    Call ``feature_draft_step`` once per step, with one ``DynamicCache`` that keeps the
+    earlier steps' keys, ``position_ids`` ``[1, n_j]`` and a 4D ``attention_mask`` over the
+    keys ``[step 0 | step 1 | … | step j]`` (lesson 9's ``attention_bias`` of a bool
+    ``[n_j, n_0 + … + n_j]``): ``t' ≤ t`` over step 0's ``n_0`` keys, ``t' == t`` over
+    each later step's: ``[tril | I | … | I]``.
     """
     raise NotImplementedError
 

@@ -45,6 +45,7 @@ NAMED = {  # mutant -> the name its verdict's text must give its mistake
     "eagle_loss_mse": "the mean squared error where smooth L1 is meant",
     "eagle_loss_hard_labels": "the cross-entropy against the target's argmax token",
     "eagle_loss_mean_over_vocabulary": "the cross-entropy averaged over the vocabulary where its sum is meant",
+    "eagle_unroll_last_step_only": "the last step's loss alone, where the mean over the steps is meant",
 }
 
 

@@ -1,0 +1,79 @@
+"""The unrolled_loss check's expected values: the reference's unroll on the same head and
+windows, its gradients and the weights after the check's Adam step; for ``steps = 1``,
+EAGLE-1's loss (``eagle_loss`` of ``feature_draft_step``'s forward) itself.
+
+Step ``j``'s loss does not depend on how many steps follow it, so with ``L(s)`` the mean of
+the first ``s`` steps' losses, the last step's alone is ``s · L(s) − (s − 1) · L(s − 1)``:
+a learner's value equal to it is named."""
+import torch
+
+from grader.checks.harness import CheckRun
+from grader.checks.unrolled_loss import LR, trainable
+from grader.judges import mistakes
+from solutions.eagle import eagle_loss, feature_draft_step, unrolled_eagle_loss
+
+TOLERANCE = 1e-10  # the loss, float64
+GRADIENT_TOLERANCE = 1e-9
+HINT = ("the unroll drafts from every root t as decoding does: step 0 reads the pairs (f_t, x_(t+1)) at "
+        "positions t (causal); step j ≥ 1 reads (f̂^(j−1) of root t, x_(t+j+1)) at position t + j and sees "
+        "step 0's keys at positions ≤ t and root t's own keys of steps 1 … j, nothing else; each step's "
+        "eagle_loss is taken against the target at the positions it predicts (t + j + 1, while it exists), "
+        "and the loss is their mean over the steps.",
+        "one DynamicCache for all the steps; step j's mask over [step 0 | … | step j] is [tril | I | … | I] "
+        "(attention_bias of root ≥ arange(n_0), then root == arange(n_i)), position_ids root + j; "
+        "feature_draft_step(head, predicted[:, :n_j], tokens[:, j + 1:], cache, mask, positions), then "
+        "eagle_loss(predicted, features[:, j + 1:], logits, target_logits[:, j + 1:], …)")
+GRADIENT_HINT = ("the head learns through the whole unroll: step j's input is step j − 1's predicted feature, "
+                 "with its gradient, so a step's loss also trains the steps before it.",
+                 "nothing between the steps is detached (no .detach(), no torch.no_grad()); only the target's "
+                 "features and logits are constants")
+
+
+def reference(head, given: dict, steps: int, feature_weight: float, token_weight: float):
+    """The expected ``(loss, {own parameter: gradient}, own weights after one Adam step)``."""
+    head = trainable(head)
+    features, tokens, target_logits = given["features"], given["tokens"], given["target_logits"]
+    if steps == 1:  # EAGLE-1's loss, by its own definition
+        predicted, logits = feature_draft_step(head, features[:, :-1], tokens[:, 1:], None)
+        loss = eagle_loss(predicted, features[:, 1:], logits, target_logits[:, 1:], feature_weight, token_weight)
+    else:
+        loss = unrolled_eagle_loss(head, features, tokens, target_logits, steps, feature_weight, token_weight)
+    optimiser = torch.optim.Adam(head.own_parameters(), lr=LR)
+    loss.backward()
+    own = dict(head.named_parameters())
+    grads = {name: own[name].grad for name in head.own_state_dict()}
+    optimiser.step()
+    return float(loss.detach()), grads, {name: value.detach() for name, value in head.own_state_dict().items()}
+
+
+def value_gradients_and_step(check: CheckRun, head, given: dict, steps: int, feature_weight: float,
+                             token_weight: float, got: float, grads: dict, stepped: dict, what: str) -> None:
+    value, gradients, weights = reference(head, given, steps, feature_weight, token_weight)
+    named = ""
+    if abs(got - value) > TOLERANCE and steps > 1:
+        before = reference(head, given, steps - 1, feature_weight, token_weight)[0]
+        named = mistakes.named_mistake(got, value, [("the last step's loss alone, where the mean over the steps "
+                                                     "is meant", steps * value - (steps - 1) * before)], TOLERANCE)
+    formula = "EAGLE-1's loss, eagle_loss of feature_draft_step's forward," if steps == 1 else "the reference"
+    check.require("value", abs(got - value) <= TOLERANCE,
+                  f"gave {got:.10f}; {formula} gives {value:.10f}{named}", HINT, case=what)
+    got_gradients = {name: torch.zeros_like(closed) if grads.get(name) is None else grads[name]
+                     for name, closed in gradients.items()} if isinstance(grads, dict) else {}
+    gap = largest_gap(got_gradients, gradients)
+    check.require("gradients of the head's parameters", gap <= GRADIENT_TOLERANCE,
+                  f"the gradients of the head's parameters differ from the reference's by up to {gap:.3g}",
+                  GRADIENT_HINT, case=what)
+    gap = largest_gap(stepped, weights)
+    check.require("one Adam step gives the reference's weights", gap <= GRADIENT_TOLERANCE,
+                  f"after one Adam step (lr {LR}) from this loss the head's weights differ from the reference's "
+                  f"by up to {gap:.3g}", GRADIENT_HINT, case=what)
+
+
+def largest_gap(got, expected: dict[str, torch.Tensor]) -> float:
+    """The largest difference between ``got`` and ``expected`` (tensors by name); infinite
+    where ``got`` is not such a mapping with the same names and shapes."""
+    same = isinstance(got, dict) and got.keys() == expected.keys() and all(
+        isinstance(got[name], torch.Tensor) and got[name].shape == value.shape for name, value in expected.items())
+    if not same:
+        return float("inf")
+    return max(float((got[name].double() - value.double()).abs().max()) for name, value in expected.items())
