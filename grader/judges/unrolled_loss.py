@@ -8,7 +8,7 @@ a learner's value equal to it is named."""
 import torch
 
 from grader.checks.harness import CheckRun
-from grader.checks.unrolled_loss import LR, trainable
+from grader.checks.unrolled_loss import LR, loss_and_step
 from grader.judges import mistakes
 from solutions.eagle import eagle_loss, feature_draft_step, unrolled_eagle_loss
 
@@ -29,21 +29,19 @@ GRADIENT_HINT = ("the head learns through the whole unroll: step j's input is st
                  "features and logits are constants")
 
 
+def eagle_1(head, features, tokens, target_logits, steps: int, feature_weight: float, token_weight: float):
+    """EAGLE-1's loss by its own definition (``steps`` is 1): ``eagle_loss`` of
+    ``feature_draft_step``'s forward over the pairs ``(f_t, x_{t+1})``."""
+    predicted, logits = feature_draft_step(head, features[:, :-1], tokens[:, 1:], None)
+    return eagle_loss(predicted, features[:, 1:], logits, target_logits[:, 1:], feature_weight, token_weight)
+
+
 def reference(head, given: dict, steps: int, feature_weight: float, token_weight: float):
-    """The expected ``(loss, {own parameter: gradient}, own weights after one Adam step)``."""
-    head = trainable(head)
-    features, tokens, target_logits = given["features"], given["tokens"], given["target_logits"]
-    if steps == 1:  # EAGLE-1's loss, by its own definition
-        predicted, logits = feature_draft_step(head, features[:, :-1], tokens[:, 1:], None)
-        loss = eagle_loss(predicted, features[:, 1:], logits, target_logits[:, 1:], feature_weight, token_weight)
-    else:
-        loss = unrolled_eagle_loss(head, features, tokens, target_logits, steps, feature_weight, token_weight)
-    optimiser = torch.optim.Adam(head.own_parameters(), lr=LR)
-    loss.backward()
-    own = dict(head.named_parameters())
-    grads = {name: own[name].grad for name in head.own_state_dict()}
-    optimiser.step()
-    return float(loss.detach()), grads, {name: value.detach() for name, value in head.own_state_dict().items()}
+    """The expected ``(loss, {own parameter: gradient}, own weights after one Adam step)``,
+    through the check's own steps."""
+    loss_fn = eagle_1 if steps == 1 else unrolled_eagle_loss
+    value, grads, _, weights = loss_and_step(loss_fn, head, given, steps, feature_weight, token_weight)
+    return float(value), grads, weights
 
 
 def value_gradients_and_step(check: CheckRun, head, given: dict, steps: int, feature_weight: float,
