@@ -4,6 +4,10 @@ Training (EAGLE-1): random windows of the training files; the target reads each 
 once (no gradient) and gives its features ``f_t`` and logits; the head reads the pairs
 ``(f_t, x_{t+1})`` and is trained with ``eagle_loss`` to predict ``f_{t+1}`` and the
 target's next-token distribution. AdamW, a one-cycle schedule, clipped gradients.
+``--unroll K`` (K > 1) trains with EAGLE-3's training-time test instead,
+``unrolled_eagle_loss`` over K steps: the head also reads its own predicted features, as
+it does from a round's second draft on. ``--init FOLDER`` starts from a saved head (its
+shape is the folder's) instead of a fresh one.
 
 Then, on held-out prompts (the model card's protocol, ``scripts/measure_pair.py``):
 - α at T = 1 and greedy agreement along text the target generates, the head reading the
@@ -13,6 +17,8 @@ Then, on held-out prompts (the model card's protocol, ``scripts/measure_pair.py`
 - the decode step of the head and of the target, each with its cache, and c = their ratio.
 
     python scripts/train_eagle.py --out grader/models/shipped/feature_head
+    python scripts/train_eagle.py --init grader/models/shipped/feature_head --unroll 3 \
+        --steps 400 --lr 2e-3 --out /tmp/feature_head_ttt
 """
 import argparse
 import json
@@ -28,11 +34,24 @@ from grader.models import SHIPPED_FEATURE_HEAD, load_pair
 from grader.models.corpus import corpus_files, encode, held_out_prompts, random_windows
 from solutions.autoregressive import autoregressive_generate
 from solutions.distill import expected_acceptance
-from solutions.eagle import FeatureHead, eagle_generate, eagle_loss, feature_draft_step, target_step
+from solutions.eagle import (FeatureHead, eagle_generate, eagle_loss, feature_draft_step, load_feature_head,
+                             target_step, unrolled_eagle_loss)
 from solutions.sampling import GreedyProcessor, MultinomialProcessor
 
 
-def train(head: FeatureHead, target, data, steps: int, lr: float, feature_weight: float,
+def window_loss(head: FeatureHead, features: torch.Tensor, x: torch.Tensor, target_logits: torch.Tensor,
+                unroll: int, feature_weight: float, token_weight: float) -> torch.Tensor:
+    """The loss of one batch of windows ``x`` ``[B, T]`` with the target's ``features``
+    ``[B, T, d]`` and ``target_logits`` ``[B, T, V]``: EAGLE-1's, or the ``unroll``-step one."""
+    if unroll > 1:
+        return unrolled_eagle_loss(head, features, x, target_logits, unroll, feature_weight, token_weight)
+    # pair t = (f_t, x_{t+1}) predicts f_{t+1}, whose logits score x_{t+2} (the unroll's step 0,
+    # through the causal mask: the shipped head's run, reproduced as it was made)
+    predicted, head_logits = feature_draft_step(head, features[:, :-1], x[:, 1:], None)
+    return eagle_loss(predicted, features[:, 1:], head_logits, target_logits[:, 1:], feature_weight, token_weight)
+
+
+def train(head: FeatureHead, target, data, steps: int, lr: float, unroll: int, feature_weight: float,
           token_weight: float) -> list[dict]:
     """``steps`` AdamW steps on batches of ``data``; the log of every 100th step."""
     params = head.own_parameters()
@@ -45,11 +64,7 @@ def train(head: FeatureHead, target, data, steps: int, lr: float, feature_weight
         x, _ = next(data)
         with torch.no_grad():
             out = target(x, output_hidden_states=True)
-        features, target_logits = out.hidden_states[-1], out.logits
-        # pair t = (f_t, x_{t+1}) predicts f_{t+1}, whose logits score x_{t+2}
-        predicted, head_logits = feature_draft_step(head, features[:, :-1], x[:, 1:], None)
-        loss = eagle_loss(predicted, features[:, 1:], head_logits, target_logits[:, 1:],
-                          feature_weight, token_weight)
+        loss = window_loss(head, out.hidden_states[-1], x, out.logits, unroll, feature_weight, token_weight)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
@@ -127,6 +142,8 @@ def decode_steps(target, head, context: list[int]) -> dict:
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=Path(SHIPPED_FEATURE_HEAD))
+    parser.add_argument("--init", type=Path, default=None, help="a saved head to continue from")
+    parser.add_argument("--unroll", type=int, default=1, help="training-time test steps (1: EAGLE-1)")
     parser.add_argument("--layers", type=int, default=1)
     parser.add_argument("--intermediate-size", type=int, default=1024)
     parser.add_argument("--steps", type=int, default=1500)
@@ -146,11 +163,16 @@ def main():
     torch.manual_seed(args.seed)
     target, _, tokenizer = load_pair("cpu")
     target.requires_grad_(False)
-    head = FeatureHead(target, args.layers, args.intermediate_size)
+    if args.init is not None:
+        head = load_feature_head(target, args.init)
+        config = head.decoder.config
+        args.layers, args.intermediate_size = config.num_hidden_layers, config.intermediate_size
+    else:
+        head = FeatureHead(target, args.layers, args.intermediate_size)
     tokens = encode(corpus_files()[0], tokenizer)
     data = random_windows(tokens, args.batch, args.seq, torch.Generator().manual_seed(args.seed))
     start = time.time()
-    log = train(head, target, data, args.steps, args.lr, args.feature_weight, args.token_weight)
+    log = train(head, target, data, args.steps, args.lr, args.unroll, args.feature_weight, args.token_weight)
     seconds = time.time() - start
 
     prompts = held_out_prompts(tokenizer, args.prompts)
@@ -160,7 +182,8 @@ def main():
     report = {
         "shape": {"layers": args.layers, "intermediate_size": args.intermediate_size,
                   "parameters": sum(p.numel() for p in head.own_parameters())},
-        "training": {"steps": args.steps, "batch": args.batch, "seq": args.seq, "lr": args.lr,
+        "training": {"init": str(args.init) if args.init else None, "unroll": args.unroll,
+                     "steps": args.steps, "batch": args.batch, "seq": args.seq, "lr": args.lr,
                      "feature_weight": args.feature_weight, "token_weight": args.token_weight,
                      "seconds": round(seconds), "threads": args.threads, "final_loss": log[-1]["loss"]},
         "alpha_t1_generated": round(statistics.mean(alpha(*pair) for pair in sampled), 4),
