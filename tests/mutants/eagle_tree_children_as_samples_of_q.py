@@ -2,9 +2,9 @@
 EXERCISE = "eagle_tree_generate"
 MODULE = "eagle"
 PATCHES = [(
-    """from solutions.trees import keep_positions, tree_attention, tree_layout
+    """from solutions.trees import attention_bias, keep_positions, tree_attention, tree_layout
 """,
-    """from solutions.trees import keep_positions, multi_draft_sampling, tree_attention, tree_layout
+    """from solutions.trees import attention_bias, keep_positions, multi_draft_sampling, tree_attention, tree_layout
 """,
 ), (
     """    expanded = []  # the nodes whose pairs the head's cache holds after the text's, in that order
