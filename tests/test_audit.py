@@ -26,6 +26,7 @@ from solutions import sampling
 from tests.conftest import PRISTINE
 
 MUTANTS = mutants.all_mutants(Path(__file__).parent / "audit_mutants")
+MUTANTS_OF_LESSONS = mutants.all_mutants(Path(__file__).parent / "mutants")  # the checks' replayed bugs
 SETTINGS = adapters.Sampling(0.8, None, 0.95)  # grader audit's defaults
 TEXTS, NEW_TOKENS = 32, 24  # 768 tokens: enough for every replayed bug (the default is 7,680)
 needs_shipped = pytest.mark.skipif(not shipped_pair_present(), reason="the shipped pair is missing")
@@ -274,13 +275,13 @@ def test_exact_samplers_pass(sampler, shipped):
 
 @needs_shipped
 @pytest.mark.parametrize("loop", ["fast_speculative_generate", "batched_speculative_generate",
-                                  "tree_speculative_generate"])
-def test_lessons_7_to_9_loops_run_through_the_adapter(loop, shipped):
-    """Lessons 7–9's loops (a few tokens: their laws are the checks' business) give texts of the
-    contract's length that the audit tests."""
+                                  "tree_speculative_generate", "eagle_generate", "eagle_tree_generate"])
+def test_lessons_7_to_11_loops_run_through_the_adapter(loop, shipped):
+    """Lessons 7–11's loops (a few tokens: their laws are the checks' business) give texts of the
+    contract's length that the audit tests; lesson 11's draft with the shipped feature head."""
     target, drafter, prompts = shipped
     adapter = adapters.make("lessons", target, drafter, SETTINGS, 8, 3, "solutions", loop)
-    record = draw(adapter, prompts, 4, 8, seed=0)
+    record = draw(adapter, prompts, 4, 8, seed=0, region_model=drafter)  # the eagle loops have no drafter
     assert record.outputs.shape == (4, 8) and len(pit.audit_tests(record.token_stats)) == 1 + 3 * 9
 
 
@@ -308,6 +309,16 @@ def test_exact_audit_passes_the_reference_and_fails_a_replayed_bug(tmp_path):
     greedy_drafts = next(m for m in MUTANTS if m.name == "greedy_drafts_sampled_q")
     tests, _ = exact_audit("lessons", seed=0, impl=str(mutants.build(greedy_drafts, tmp_path)),
                            loop="speculative_generate", draws=120)
+    assert any(t.rejected for t in tests)
+
+
+def test_exact_audit_of_the_eagle_tree_passes_the_reference_and_fails_children_verified_as_samples(tmp_path):
+    """On the tiny pair the eagle loops draft with the checks' tiny feature head."""
+    tests, cases = exact_audit("lessons", seed=0, impl="solutions", loop="eagle_tree_generate", draws=60)
+    assert not any(t.rejected for t in tests) and all("the tiny feature head" in c.label for c in cases)
+    as_samples = next(m for m in MUTANTS_OF_LESSONS if m.name == "eagle_tree_children_as_samples_of_q")
+    tests, _ = exact_audit("lessons", seed=0, impl=str(mutants.build(as_samples, tmp_path)),
+                           loop="eagle_tree_generate", draws=60)
     assert any(t.rejected for t in tests)
 
 

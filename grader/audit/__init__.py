@@ -16,5 +16,8 @@ LOOPS = {  # --loop -> (lesson module, function): the course's speculative loops
     "fast_speculative_generate": ("fast", "fast_speculative_generate"),
     "batched_speculative_generate": ("batched", "batched_speculative_generate"),
     "tree_speculative_generate": ("trees", "tree_speculative_generate"),
+    "eagle_generate": ("eagle", "eagle_generate"),
+    "eagle_tree_generate": ("eagle", "eagle_tree_generate"),
 }
+EAGLE_LOOPS = ("eagle_generate", "eagle_tree_generate")  # drafted by a feature head, not by the drafter
 BUILT_IN = ("hf-assisted", "prompt-lookup", "lessons")

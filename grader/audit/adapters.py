@@ -11,7 +11,7 @@ An adapter names what it samples from and draws one text at a time::
                        # gives the same ids, different seeds independent draws
 
 The built-in adapters are transformers' assisted generation (``hf-assisted``), its prompt
-lookup (``prompt-lookup``) and the course's loops (``lessons``: lessons 3, 7, 8, 9, from
+lookup (``prompt-lookup``) and the course's loops (``lessons``: lessons 3, 7, 8, 9 and 11, from
 ``--impl``). A user's adapter is a ``.py`` file defining ``make_adapter(target, drafter,
 settings, new_tokens)`` that returns an object with the attributes above.
 """
@@ -23,7 +23,7 @@ from pathlib import Path
 import torch
 
 from grader import implementation
-from grader.audit import BUILT_IN, LOOPS
+from grader.audit import BUILT_IN, EAGLE_LOOPS, LOOPS
 from solutions import sampling
 
 NO_EOS = 10**6  # an end token no model produces: every text has its full length
@@ -112,20 +112,29 @@ def hf_generate(target, prompt_ids: list[int], seed: int, new_tokens: int, setti
 
 
 class CourseLoop:
-    """One of the course's speculative loops from an implementation (``--impl``)."""
+    """One of the course's speculative loops from an implementation (``--impl``). Lesson 11's
+    loops draft with ``head``, by default the implementation's ``load_feature_head(target)``
+    (the shipped head); they have no drafter model, so ``drafter`` is None for them."""
 
     def __init__(self, target, drafter, settings: Sampling, new_tokens: int, gamma: int = 4,
-                 impl: str = implementation.DEFAULT_IMPL, loop: str = "speculative_generate"):
+                 impl: str = implementation.DEFAULT_IMPL, loop: str = "speculative_generate", head=None):
         if loop not in LOOPS:
             raise AdapterError(f"unknown loop {loop!r}; expected one of {', '.join(LOOPS)}")
         module, function = LOOPS[loop]
         try:
-            self.function = getattr(implementation.load(impl, module), function)
+            lesson = implementation.load(impl, module)
+            self.function = getattr(lesson, function)
+            self.head = head or (lesson.load_feature_head(target) if loop in EAGLE_LOOPS else None)
         except (implementation.ImplementationNotFound, ImportError, AttributeError) as exc:
             raise AdapterError(f"cannot take {function} from --impl {impl}: {exc}") from exc
-        shape = "branching=(2, 2, 1)" if loop == "tree_speculative_generate" else f"gamma={gamma}"
+        except (ValueError, RuntimeError) as exc:  # a head saved for another target's shape
+            raise AdapterError(f"{function} drafts with the feature head trained for the shipped target, "
+                               f"which does not fit this target: {exc}") from exc
+        shape = {"tree_speculative_generate": "branching=(2, 2, 1)",
+                 "eagle_tree_generate": "its default tree"}.get(loop, f"gamma={gamma}")
         self.name = f"{function} from {impl} ({shape})"
-        self.target, self.drafter, self.settings, self.new_tokens = target, drafter, settings, new_tokens
+        self.target, self.settings, self.new_tokens = target, settings, new_tokens
+        self.drafter = None if loop in EAGLE_LOOPS else drafter
         self.loop, self.gamma = loop, gamma
         self.processor = settings.processor(target.config.vocab_size)
 
@@ -141,6 +150,10 @@ class CourseLoop:
                                      compile=False, **common)[0]
             if self.loop == "batched_speculative_generate":
                 return self.function([prompt_ids], self.drafter, self.target, gamma=self.gamma, **common)[0][0]
+            if self.loop == "eagle_generate":
+                return self.function(prompt_ids, self.target, self.head, gamma=self.gamma, **common)[0]
+            if self.loop == "eagle_tree_generate":
+                return self.function(prompt_ids, self.target, self.head, **common)[0]
             return self.function(prompt_ids, self.drafter, self.target, use_cache=True, **common)[0]
         except NotImplementedError as exc:
             raise AdapterError(f"{self.name}: not started (it raises NotImplementedError); write it, "
@@ -168,14 +181,15 @@ def load_adapter_file(path: str, target, drafter, settings: Sampling, new_tokens
 
 
 def make(sampler: str, target, drafter, settings: Sampling, new_tokens: int, gamma: int = 4,
-         impl: str = implementation.DEFAULT_IMPL, loop: str = "speculative_generate"):
-    """The adapter ``sampler`` names: a built-in one or a user's file."""
+         impl: str = implementation.DEFAULT_IMPL, loop: str = "speculative_generate", head=None):
+    """The adapter ``sampler`` names: a built-in one or a user's file (``head``: the feature
+    head of lesson 11's loops, when not the implementation's shipped one)."""
     if sampler == "hf-assisted":
         return HFAssisted(target, drafter, settings, new_tokens, gamma)
     if sampler == "prompt-lookup":
         return HFPromptLookup(target, drafter, settings, new_tokens, gamma)
     if sampler == "lessons":
-        return CourseLoop(target, drafter, settings, new_tokens, gamma, impl, loop)
+        return CourseLoop(target, drafter, settings, new_tokens, gamma, impl, loop, head)
     return load_adapter_file(sampler, target, drafter, settings, new_tokens)
 
 

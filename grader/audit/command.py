@@ -23,7 +23,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--drafter", help="a local model directory instead of the shipped drafter")
     parser.add_argument("--impl", default="lessons", help="lessons (default), solutions, a module or a .py file")
     parser.add_argument("--loop", choices=list(LOOPS), default="speculative_generate",
-                        help="which of the course's loops `lessons` audits")
+                        help="which of the course's loops `lessons` audits (the eagle loops draft with the "
+                             "target's feature head: the shipped one, or on --pair tiny the checks' tiny one)")
     parser.add_argument("--texts", type=int, default=None,
                         help=f"texts drawn (shipped pair; default {DEFAULT_TEXTS}, {QUICK_TEXTS} with --quick)")
     parser.add_argument("--quick", action="store_true",
@@ -106,7 +107,7 @@ def run_shipped(args, settings) -> int:
 def shipped_audit(adapter, tokenizer, texts: int, new_tokens: int, seed: int, drafter, progress: bool = False):
     """Draw ``texts`` texts of ``new_tokens`` tokens from ``adapter`` after held-out prompts
     and test them: ``(header, record, tests, statement)`` for `report.text` (``drafter``
-    gives q where the sampler drafts without a model; ``progress`` shows bars on stderr)."""
+    gives q where the sampler has no drafter model of its own; ``progress`` shows bars on stderr)."""
     from grader.audit.draws import draw
     from grader.audit.pit import audit_tests, pooled_threshold
     from grader.audit.power import power_statement
@@ -117,7 +118,7 @@ def shipped_audit(adapter, tokenizer, texts: int, new_tokens: int, seed: int, dr
     tests = audit_tests(record.token_stats)
     statement = power_statement(record, adapter.settings, pooled_threshold(tests))
     region = ("the sampler's drafter" if adapter.drafter is not None
-              else "the pair's drafter (the sampler drafts without a model)")
+              else "the pair's drafter (the sampler has no drafter model of its own)")
     header = {"sampler": adapter.name, "settings": str(adapter.settings), "seed": seed,
               "draws": f"{texts} texts × {new_tokens} tokens = {record.tokens} tokens after "
                        f"{len(prompts)} held-out prompts of {PROMPT_LENGTH} tokens, {record.seconds:.0f} s",

@@ -14,8 +14,9 @@ law's cells that each case's joint test catches with probability ≥ 0.99.
 from collections import defaultdict
 from dataclasses import dataclass
 
-from grader.audit import adapters
+from grader.audit import EAGLE_LOOPS, adapters
 from grader.audit.pit import ALPHA, Test
+from grader.checks import eagle_generate
 from grader.checks.speculative_generate import LAW_CASES, models
 from grader.oracle import laws, power, stats
 
@@ -47,16 +48,20 @@ def exact_audit(sampler: str, seed: int, impl: str, loop: str, draws: int | None
     """Every test of the enumerable audit of ``sampler`` (Holm's verdict set on each), and
     per case its draws and power."""
     target, drafters = models()
+    head = None
+    if loop in EAGLE_LOOPS:  # the eagle checks' tiny head, drafting for its own copy of the same tiny target
+        target, head = eagle_generate.models()
     tests, cases = [], []
     for index, case in enumerate(LAW_CASES):
         settings = settings_of(case.processor)
         drafter = drafters[case.drafter]
-        adapter = adapters.make(sampler, target, drafter, settings, case.length, case.gamma, impl, loop)
+        adapter = adapters.make(sampler, target, drafter, settings, case.length, case.gamma, impl, loop, head)
         count = draws or case.draws
         samples = [tuple(adapters.checked_generate(adapter, case.prompt, seed * 1_000_003 + index * 10_007 + i,
                                                    case.length, target.config.vocab_size))
                    for i in range(count)]
-        label = f"{settings}, prompt {case.prompt}, gamma={case.gamma}, {case.drafter} drafter"
+        drafted_by = "the tiny feature head" if head is not None else f"{case.drafter} drafter"
+        label = f"{settings}, prompt {case.prompt}, gamma={case.gamma}, {drafted_by}"
         law = laws.sequence_law(target, case.prompt, case.length, settings.processor(target.config.vocab_size),
                                 [adapters.NO_EOS])
         joint = stats.goodness_of_fit(samples, law, "sequence")
