@@ -125,6 +125,9 @@ def add_bench_arguments(parser) -> None:
                              "each γ compiles its own verification step)")
     parser.add_argument("--trees", action="store_true",
                         help="also time lesson 9's token trees against chains of as many drafts")
+    parser.add_argument("--eagle", action="store_true",
+                        help="also time lesson 11's feature head (the shipped one; the shipped pair only): its "
+                             "chain and its dynamic tree beside the drafter's chain")
     parser.add_argument("--batch", type=batch_sizes, default=None, metavar="B,B,…",
                         help="also time lesson 8's batched speculative decoding against batched "
                              "autoregressive decoding at these batch sizes, e.g. 1,2,4,8,16,32")
@@ -200,6 +203,9 @@ def run_command(parser: argparse.ArgumentParser, args) -> int:
     if args.command == "list":
         return list_exercises(args.impl)
     if args.command == "bench":
+        if args.eagle and (args.pair != "shipped" or args.target):
+            subparser(parser, "bench").error("--eagle needs --pair shipped (and no --target): the shipped "
+                                             "feature head drafts for the shipped target only")
         from grader.bench.command import run
         return run(args, STARTED)
     if args.command == "demo":

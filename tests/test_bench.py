@@ -214,6 +214,33 @@ def test_bench_batch_reports_both_methods_at_each_size_and_the_crossover():
     assert "B = 1: the batched loop at" in result.stdout
 
 
+def test_bench_eagle_times_the_feature_head_beside_the_drafter_with_the_theory_for_chains():
+    result = run_grader("bench", "--pair", "shipped", "--prompts", "1", "--new-tokens", "8", "--gammas", "2",
+                        "--quick", "--no-hf", "--eagle", "--json", env={"HF_HUB_OFFLINE": "1"})
+    assert result.returncode == 0, result.stderr[-3000:]
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    eagle = report["eagle"]
+    assert 0 < eagle["alpha"] <= 1 and eagle["cost_ratio_c"] > 0 and list(report["phases"])[-1] == "feature head"
+    rows = {row["method"]: row for row in eagle["rows"]}
+    assert list(rows) == ["drafter chain γ=2", "head chain γ=3", "head chain γ=4", "head chain γ=5",
+                          "head tree (3, 2, 4)", "head tree (5, 4, 16)"]
+    for name, row in rows.items():
+        assert row["speedup_vs_autoregressive"] > 0 and 1 <= row["tokens_per_target_call"] <= 8, name
+        if "tree" in name:
+            assert row["theory_speedup"] is None and row["theory_tokens_per_target_call"] is None
+    for gamma in (3, 4, 5):
+        assert rows[f"head chain γ={gamma}"]["theory_tokens_per_target_call"] == pytest.approx(
+            speedup.theory_tokens_per_call(eagle["alpha"], gamma))
+    assert rows["drafter chain γ=2"]["theory_speedup"] == pytest.approx(
+        speedup.theory_speedup(report["alpha"], 2, report["cost_ratio_c"]))
+    assert "lesson 11's feature head: α" in result.stdout
+
+
+def test_bench_eagle_asks_for_the_shipped_pair():
+    result = run_grader("bench", "--eagle")
+    assert result.returncode == 2 and "--eagle needs --pair shipped" in result.stderr
+
+
 @pytest.mark.parametrize("value", ["0,2", "1,x", "", "-4"])
 def test_bench_batch_rejects_a_bad_list_as_a_usage_error(value):
     result = run_grader("bench", f"--batch={value}")

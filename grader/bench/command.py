@@ -8,7 +8,7 @@ from typing import NamedTuple
 import torch
 
 from grader import implementation
-from grader.bench import NEW_TOKENS, PROMPTS, QUICK_NEW_TOKENS, QUICK_PROMPTS, batches, speedup, tree_shapes
+from grader.bench import NEW_TOKENS, PROMPTS, QUICK_NEW_TOKENS, QUICK_PROMPTS, batches, eagle_rows, speedup, tree_shapes
 from grader.bench.results import BenchResult, Comparison, Conditions, FastResult
 from grader.bench.timing import Phases, set_threads
 from grader.models import SHIPPED_DRAFTER, SHIPPED_TARGET, default_device, load_model, synthetic
@@ -90,7 +90,7 @@ def run(args, started: float) -> int:
     threads = set_threads(args.threads)
     sizes = resolve_sizes(args.quick, args.prompts, args.new_tokens, args.repeats, args.fast)
     torch.manual_seed(0)
-    trees = batch_report = None
+    trees = batch_report = eagle = None
     with Phases("bench") as phases:
         with phases("setup"):
             device = args.device or default_device()
@@ -109,13 +109,19 @@ def run(args, started: float) -> int:
                 batch_report = batches.run_batches(
                     setup, implementation.load(args.impl, "batched").batched_speculative_generate, args.batch,
                     comparison.gamma, sizes.repeats)
+        if args.eagle:  # the head's loops beside the drafter's chain at that γ
+            with phases("feature head"):
+                eagle = eagle_rows.run_eagle(setup, implementation.load(args.impl, "eagle"), comparison.gamma,
+                                             comparison.alpha, comparison.cost_ratio_c, sizes.repeats)
     result = BenchResult(comparison, conditions(setup, pair, threads, args.quick, startup, phases),
-                         trees, batch_report)
+                         trees, batch_report, eagle)
     print_report(result)
     if trees is not None:
         tree_shapes.print_trees(trees)
     if batch_report is not None:
         batches.print_batches(batch_report)
+    if eagle is not None:
+        eagle_rows.print_eagle(eagle, comparison.alpha, comparison.cost_ratio_c)
     print(f"\nstart-up (Python, torch, transformers) {startup:.1f} s, then:")
     print(phases.table())
     if args.plot:

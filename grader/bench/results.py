@@ -150,6 +150,23 @@ class BatchReport:
 
 
 @dataclass(frozen=True)
+class EagleRow:
+    """One loop of ``--eagle``; the theory only for chains (None for a tree)."""
+    method: str
+    speedup_vs_autoregressive: float
+    tokens_per_target_call: float  # the prefill included
+    theory_tokens_per_target_call: float | None
+    theory_speedup: float | None
+
+
+@dataclass(frozen=True)
+class EagleReport:
+    alpha: float  # the feature head's, one step ahead along generated text
+    cost_ratio_c: float  # a head step over a target decode step
+    rows: list[EagleRow]
+
+
+@dataclass(frozen=True)
 class Conditions:
     """What was timed, on what, and under which load."""
     device: str
@@ -174,13 +191,16 @@ class BenchResult:
     conditions: Conditions
     trees: list[TreeRow] | None = None  # with --trees
     batches: BatchReport | None = None  # with --batch
+    eagle: EagleReport | None = None  # with --eagle
 
     def to_json(self) -> dict:
-        """One JSON object: the comparison's keys, then ``trees`` and ``batch``,
-        ``crossover_batch`` when timed, then the conditions'."""
+        """One JSON object: the comparison's keys, then ``trees``, ``batch`` and
+        ``crossover_batch``, ``eagle`` when timed, then the conditions'."""
         found = as_json(self.comparison)
         if self.trees is not None:
             found["trees"] = as_json(self.trees)
         if self.batches is not None:
             found.update(as_json(self.batches))
+        if self.eagle is not None:
+            found["eagle"] = as_json(self.eagle)
         return found | as_json(self.conditions)
