@@ -322,6 +322,19 @@ def test_exact_audit_of_the_eagle_tree_passes_the_reference_and_fails_children_v
     assert any(t.rejected for t in tests)
 
 
+def test_exact_audit_of_the_eagle_chain_passes_the_reference_and_fails_argmax_drafts_verified_as_samples(tmp_path):
+    """The chain's drafts taken as q's argmax but verified as samples of q (the chain's form of
+    greedy_drafts_sampled_q) over-represent the head's likely tokens."""
+    tests, cases = exact_audit("lessons", seed=0, impl="solutions", loop="eagle_generate", draws=60)
+    assert not any(t.rejected for t in tests) and all("the tiny feature head" in c.label for c in cases)
+    argmax_drafts = mutants.Mutant("eagle_argmax_drafts_sampled_q", "argmax drafts verified as samples of q",
+                                   ("audit",), "eagle", [("ids[0, end + i] = processor.sample(q_rows[-1])",
+                                                          "ids[0, end + i] = q_rows[-1].argmax()")])
+    tests, _ = exact_audit("lessons", seed=0, impl=str(mutants.build(argmax_drafts, tmp_path)),
+                           loop="eagle_generate", draws=60)
+    assert any(t.rejected for t in tests)
+
+
 def test_exact_audit_maps_the_course_processors():
     assert settings_of(sampling.TopKProcessor(temperature=0.6, top_k=3)) == adapters.Sampling(0.6, 3, None)
     assert settings_of(sampling.NucleusProcessor(temperature=1.0, top_p=0.6)) == adapters.Sampling(1.0, None, 0.6)

@@ -9,7 +9,7 @@ import time
 import pytest
 import torch
 
-from grader.bench import speedup
+from grader.bench import eagle_rows, speedup
 from tests.conftest import ROOT, run_grader
 
 
@@ -239,6 +239,26 @@ def test_bench_eagle_times_the_feature_head_beside_the_drafter_with_the_theory_f
 def test_bench_eagle_asks_for_the_shipped_pair():
     result = run_grader("bench", "--eagle")
     assert result.returncode == 2 and "--eagle needs --pair shipped" in result.stderr
+
+
+def test_head_alpha_along_reads_for_each_generated_token_the_pairs_before_it():
+    """Token n of a text is drafted by the head's last row after the pairs (f_j, x_{j+1}) of
+    the target's features of the n tokens before it; α averages Σ min(p, q) over them."""
+    from grader.checks import eagle_generate
+    from solutions import eagle
+    from solutions.sampling import MultinomialProcessor
+
+    target, head = eagle_generate.models()
+    processor, prompt = MultinomialProcessor(temperature=1.0), [3, 5, 4, 2]
+    text = prompt + [1, 0, 5, 2, 3]
+    setup = speedup.Setup(target, None, [prompt], len(text) - len(prompt), processor, None, None, "cpu")
+    ids, values = torch.tensor([text]), []
+    with torch.no_grad():
+        for n in range(len(prompt), len(text)):
+            out = target(ids[:, :n], output_hidden_states=True)
+            _, q = eagle.feature_draft_step(head, out.hidden_states[-1][:, :-1], ids[:, 1:n], None)
+            values.append(torch.minimum(processor(out.logits[0, -1]), processor(q[0, -1])).sum().item())
+    assert eagle_rows.head_alpha_along(setup, eagle, head, [text]) == pytest.approx(sum(values) / len(values))
 
 
 @pytest.mark.parametrize("value", ["0,2", "1,x", "", "-4"])

@@ -72,12 +72,8 @@ def head_step_ms(setup: speedup.Setup, eagle, head, repeats: int = 30) -> float:
     features = setup.target(prompt, output_hidden_states=True).hidden_states[-1]
     cache = DynamicCache()
     eagle.feature_draft_step(head, features[:, :-2], prompt[:, 1:-1], cache)
-    samples = []
-    for _ in range(repeats):
-        samples.append(speedup.timed(lambda: eagle.feature_draft_step(head, features[:, -2:-1], prompt[:, -1:],
-                                                                      cache), setup.device))
-        cache.crop(-1)
-    return 1000 * statistics.median(samples)
+    return speedup.cached_step_ms(lambda: eagle.feature_draft_step(head, features[:, -2:-1], prompt[:, -1:], cache),
+                                  cache, setup.device, repeats)
 
 
 def run_eagle(setup: speedup.Setup, eagle, gamma: int, drafter_alpha: float, drafter_c: float,

@@ -274,9 +274,14 @@ def step_ms(model, prompt: list[int], device: str, repeats: int = 30) -> float:
     cache = DynamicCache()
     context = torch.tensor([prompt], device=device)
     model(context, cache=cache, use_cache=True)
+    return cached_step_ms(lambda: model(context[:, -1:], cache=cache, use_cache=True), cache, device, repeats)
+
+
+def cached_step_ms(step, cache: DynamicCache, device: str, repeats: int = 30) -> float:
+    """Median milliseconds of ``step()``, which adds one position to ``cache``, cropped after each."""
     samples = []
     for _ in range(repeats):
-        samples.append(timed(lambda: model(context[:, -1:], cache=cache, use_cache=True), device))
+        samples.append(timed(step, device))
         cache.crop(-1)
     return 1000 * statistics.median(samples)
 
