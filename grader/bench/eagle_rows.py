@@ -22,6 +22,8 @@ from grader.observers.recording import RecordingModel
 
 HEAD_GAMMAS = (3, 4, 5)
 TREE_SHAPES = ((3, 2, 4), (5, 4, 16))  # (depth, top_k, total)
+CHAINS = {f"head chain γ={gamma}": gamma for gamma in HEAD_GAMMAS}  # the head's loops by name
+TREES = {f"head tree {shape}": shape for shape in TREE_SHAPES}
 
 
 def head_runs(setup: speedup.Setup, eagle, head, target=None) -> dict:
@@ -29,16 +31,11 @@ def head_runs(setup: speedup.Setup, eagle, head, target=None) -> dict:
     recorder) in place of the setup's."""
     model = target or setup.target
     common = dict(logits_processor=setup.processor, max_gen_len=setup.new_tokens, eos_tokens_id=speedup.NO_EOS)
-    runs = {f"head chain γ={gamma}": (lambda prompt, gamma=gamma: eagle.eagle_generate(
-        prompt, model, head, gamma=gamma, **common)) for gamma in HEAD_GAMMAS}
-    for depth, top_k, total in TREE_SHAPES:
-        runs[f"head tree ({depth}, {top_k}, {total})"] = (
-            lambda prompt, shape=(depth, top_k, total): eagle.eagle_tree_generate(prompt, model, head, *shape, **common))
+    runs = {name: (lambda prompt, gamma=gamma: eagle.eagle_generate(prompt, model, head, gamma=gamma, **common))
+            for name, gamma in CHAINS.items()}
+    runs.update({name: (lambda prompt, shape=shape: eagle.eagle_tree_generate(prompt, model, head, *shape, **common))
+                 for name, shape in TREES.items()})
     return runs
-
-
-def drafter_run(setup: speedup.Setup, gamma: int, target=None):
-    return speedup.speculative(setup, gamma, target)
 
 
 def tokens_per_call(setup: speedup.Setup, loop_of_target) -> tuple[float, list[list[int]]]:
@@ -82,15 +79,15 @@ def run_eagle(setup: speedup.Setup, eagle, gamma: int, drafter_alpha: float, dra
     bench's analysis, then the head's loops."""
     head = eagle.load_feature_head(setup.target)
     drafter_name = f"drafter chain γ={gamma}"
-    runs = {"autoregressive": speedup.autoregressive(setup), drafter_name: drafter_run(setup, gamma),
+    runs = {"autoregressive": speedup.autoregressive(setup), drafter_name: speedup.speculative(setup, gamma),
             **head_runs(setup, eagle, head)}
     for run in runs.values():  # warm-up: first calls allocate
         run(setup.prompts[0])
     with tqdm(total=repeats * len(runs), desc="bench: feature head", unit="run", leave=False) as progress:
         timings = speedup.time_methods(setup, runs, repeats, progress)
-    counts = {drafter_name: tokens_per_call(setup, lambda target: drafter_run(setup, gamma, target))[0]}
+    counts = {drafter_name: tokens_per_call(setup, lambda target: speedup.speculative(setup, gamma, target))[0]}
     texts = None
-    for name in head_runs(setup, eagle, head):
+    for name in [*CHAINS, *TREES]:
         counts[name], made = tokens_per_call(setup, lambda target, name=name: head_runs(setup, eagle, head, target)[name])
         texts = texts or made  # the first chain's texts: where α is measured
     alpha = head_alpha_along(setup, eagle, head, texts)
@@ -103,8 +100,7 @@ def run_eagle(setup: speedup.Setup, eagle, gamma: int, drafter_alpha: float, dra
                         speedup.theory_tokens_per_call(alpha_, gamma) if chain else None,
                         speedup.theory_speedup(alpha_, gamma, c_) if chain else None)
     rows = [row(drafter_name, gamma, drafter_alpha, drafter_c)]
-    rows += [row(name, int(name.split("=")[1]) if "chain" in name else None, alpha, c)
-             for name in head_runs(setup, eagle, head)]
+    rows += [row(name, CHAINS.get(name), alpha, c) for name in [*CHAINS, *TREES]]
     return EagleReport(alpha, c, rows)
 
 
