@@ -32,6 +32,7 @@ NAMED = {  # mutant -> the name its verdict's text must give its mistake
     "distill_alpha_tv_without_half": "1 − Σ |p − q|: total variation has a ½ in front",
     "distill_alpha_mean_over_vocabulary": "the mean over the vocabulary where their sum is meant",
     "distill_target_logits_one_late": "the logits one position late",
+    "distill_held_out_alpha_one_late": "α measured one position late",
     "distill_target_log_probabilities": "log-probabilities (log_softmax) where logits are meant",
     "tree_mask_transposed": "the mask transposed",
     "tree_depths_from_zero": "depths counted from 0",

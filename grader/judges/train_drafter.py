@@ -2,6 +2,7 @@
 fixed text, and the exact divergence and α of a drafter at held-out positions, enumerated
 over every continuation the target can give them (as grader/oracle/laws.py enumerates)."""
 import copy
+import dataclasses
 import functools
 import itertools
 import math
@@ -16,6 +17,7 @@ from grader.judges import mistakes
 from grader.oracle import stats
 from solutions.distill import distillation_loss, divergence
 
+LATE_Z = 3.0  # a reported α this many standard errors from a value is not explained by it
 STEP_TOLERANCE = 1e-9  # float64 weights: the same steps agree to rounding (about 1e-16)
 STEP_HINT = ("a step must be the contract's: the drafter's predictions of the continuation (the positions "
              "of the target's), the chosen loss, a fresh gradient clipped to norm 1, one optimiser step, "
@@ -38,6 +40,10 @@ REPORT_HINT = ("α at a step is the acceptance the drafter, as it is then, would
                "the mean of expected_acceptance(p, q) over the held-out rows continued LENGTH tokens by the "
                "target (sampled once, before training) and every continuation position, q from the drafter "
                "as it is at that step, in eval mode.")
+LATE_ALPHA_HINT = ("α compares the two models' distributions for the same token: logits[:, t] of either model "
+                   "predicts token t + 1, so the drafter's q must come from the positions the target's p came from.",
+                   "in held_out_alpha, q = drafter(texts).logits[:, start:-1].softmax(-1): the slice of p's "
+                   "positions, not [:, start + 1:].")
 
 
 ONE_STEP_BUGS = {  # reference_steps' keyword -> what its weights are, and the hint that fixes it
@@ -118,17 +124,33 @@ def improvement(check: CheckRun, target, drafter, kind: str, label: str, history
     check.require("raises α at held-out positions", after["alpha"] > before["alpha"], numbers, IMPROVE_HINT,
                   case=label)
     for step, measured in ((0, before), (STEPS, after)):
-        check.test(f"reported α at step {step} agrees with the exact α", agreement(history[step], measured),
-                   REPORT_HINT, case=label)
+        result = agreement(history[step], measured)
+        late = late_alpha(history[step], measured, result.statistic)
+        check.test(f"reported α at step {step} agrees with the exact α",
+                   dataclasses.replace(result, message=result.message + late), LATE_ALPHA_HINT if late else REPORT_HINT,
+                   case=label)
 
 
-def agreement(value: float, measured: dict) -> stats.TestResult:
-    """Two-sided z-test of a reported α (a mean over rows) against the exact α."""
-    z = (value - measured["alpha"]) / measured["alpha_sd"]
+def agreement(value: float, measured: dict, which: str = "alpha") -> stats.TestResult:
+    """Two-sided z-test of a reported α (a mean over rows) against the exact α (``which``:
+    "alpha", or "late_alpha", α measured one position late)."""
+    z = (value - measured[which]) / measured[f"{which}_sd"]
     p_value = float(2 * scipy_stats.norm.sf(abs(z)))
     return stats.TestResult(p_value, z, len(HELD_OUT) * ROWS_PER_HELD_OUT,
-                            f"reported α {value:.4f}, exact {measured['alpha']:.4f} (standard error "
-                            f"{measured['alpha_sd']:.4f}, z = {z:.1f})")
+                            f"reported α {value:.4f}, exact {measured[which]:.4f} (standard error "
+                            f"{measured[f'{which}_sd']:.4f}, z = {z:.1f})")
+
+
+def late_alpha(value: float, measured: dict, z: float) -> str:
+    """What to add to the message when the reported α, far from the exact one (``z``), is
+    what α measured one position late gives (q at position t + 1 against p at t): ""
+    otherwise. Named only when that α explains the value (|z| ≤ LATE_Z) and the right one
+    does not."""
+    z_late = agreement(value, measured, "late_alpha").statistic
+    if abs(z) <= LATE_Z or abs(z_late) > LATE_Z:
+        return ""
+    return (f"; yours agrees with α measured one position late, the drafter's q at position t + 1 against "
+            f"the target's p at t (exact {measured['late_alpha']:.4f}, z = {z_late:.1f})")
 
 
 class Enumeration:
@@ -138,29 +160,32 @@ class Enumeration:
     def __init__(self, target):
         vocab = target.config.vocab_size
         continuations = torch.tensor(list(itertools.product(range(vocab), repeat=LENGTH)))
-        self.inputs, self.weights, self.p = [], [], []
+        self.texts, self.weights, self.p = [], [], []
         with torch.no_grad():
             for prompt in HELD_OUT:
                 ids = torch.cat([torch.tensor(prompt).expand(len(continuations), -1), continuations], dim=1)
                 p = target(ids[:, :-1]).logits[:, len(prompt) - 1 :].softmax(-1)  # [V^L, L, V]
                 weight = p.gather(-1, continuations.unsqueeze(-1)).squeeze(-1).prod(-1)  # [V^L]
-                self.inputs.append(ids[:, :-1])
+                self.texts.append(ids)
                 self.weights.append(weight)
                 self.p.append(p)
 
     @torch.no_grad()
     def measure(self, drafter, kind: str) -> dict:
         """Exact mean α and divergence per position, and the standard error of α as the loop
-        estimates it (the mean over ``ROWS_PER_HELD_OUT`` sampled rows of each prompt)."""
-        alpha = spread = chosen = 0.0
-        for inputs, weight, p in zip(self.inputs, self.weights, self.p):
-            log_q = drafter(inputs).logits[:, -LENGTH:].log_softmax(-1)
-            row_alpha = torch.minimum(p, log_q.exp()).sum(-1).mean(-1)  # [V^L]: α averaged along a row
-            mean = float((weight * row_alpha).sum())
-            alpha += mean / len(HELD_OUT)
-            spread += float((weight * (row_alpha - mean) ** 2).sum()) / ROWS_PER_HELD_OUT / len(HELD_OUT) ** 2
-            chosen += float((weight * divergence(p.log(), log_q, kind).mean(-1)).sum()) / len(HELD_OUT)
-        return {"alpha": alpha, "alpha_sd": math.sqrt(spread), "divergence": chosen}
+        estimates it (the mean over ``ROWS_PER_HELD_OUT`` sampled rows of each prompt); the
+        same for ``late_alpha``, α with the drafter's q one position late (a usual mistake)."""
+        means, variances, chosen = {"alpha": 0.0, "late_alpha": 0.0}, {"alpha": 0.0, "late_alpha": 0.0}, 0.0
+        rows = ROWS_PER_HELD_OUT * len(HELD_OUT) ** 2  # the loop's mean: of ROWS rows, then of the prompts
+        for texts, weight, p in zip(self.texts, self.weights, self.p):
+            log_q = drafter(texts).logits[:, -LENGTH - 1:].log_softmax(-1)  # [V^L, L + 1, V]
+            for name, q in (("alpha", log_q[:, :-1].exp()), ("late_alpha", log_q[:, 1:].exp())):
+                row_alpha = torch.minimum(p, q).sum(-1).mean(-1)  # [V^L]: α averaged along a row
+                mean = float((weight * row_alpha).sum())
+                means[name] += mean / len(HELD_OUT)
+                variances[name] += float((weight * (row_alpha - mean) ** 2).sum()) / rows
+            chosen += float((weight * divergence(p.log(), log_q[:, :-1], kind).mean(-1)).sum()) / len(HELD_OUT)
+        return {**means, **{f"{name}_sd": math.sqrt(v) for name, v in variances.items()}, "divergence": chosen}
 
 
 @functools.lru_cache(maxsize=1)
