@@ -43,6 +43,8 @@ NAMED = {  # mutant -> the name its verdict's text must give its mistake
     "distill_logits_one_late": "a step whose drafter logits are one position late",
     "distill_no_zero_grad": "steps whose gradients accumulate",
     "distill_no_clipping": "a step whose gradient is not clipped to norm 1",
+    "eagle_head_not_rolled_back": "call 4 of the head fed it no pairs, its cache already holding 5",
+    "eagle_tree_head_not_rolled_back": "call 4 of the head fed it no pairs, its cache already holding 7",
     "eagle_loss_mse": "the mean squared error where smooth L1 is meant",
     "eagle_loss_hard_labels": "the cross-entropy against the target's argmax token",
     "eagle_loss_mean_over_vocabulary": "the cross-entropy averaged over the vocabulary where its sum is meant",

@@ -10,9 +10,10 @@ from dataclasses import dataclass
 
 import torch
 
-from grader.checks.harness import CheckRun
+from grader.checks.harness import ERROR, CheckRun, Stop
 from grader.checks.loop_properties import GREEDY, GREEDY_LENGTH, MODEL_SEED, NO_EOS, ids_and_number
 from grader.oracle import tiny
+from grader.observers.head_feeds import HeadFeeds
 from grader.observers.trace import LoggedModel
 from grader.verdict import Hint
 from solutions import sampling
@@ -110,8 +111,18 @@ def run_loop(check: CheckRun, loop: EagleLoop) -> None:
     generate = check.function(loop.name)
     target, head = models()
     for prompt, shape in loop.greedy_runs:
-        ids, number = generated(check, loop, generate, prompt, target, head, **shape, max_gen_len=GREEDY_LENGTH,
-                                what=f"(greedy, prompt {prompt}, {described(shape)})")
+        what, observed = f"(greedy, prompt {prompt}, {described(shape)})", HeadFeeds(check.observation)
+        watching = observed.watch(head)
+        try:
+            ids, number = generated(check, loop, generate, prompt, target, head, **shape, max_gen_len=GREEDY_LENGTH,
+                                    what=what)
+        except Stop as stop:  # a head cache never cut back ends in a shape error: say so first
+            if stop.status == ERROR:
+                with check.observing():
+                    check.judge("eagle_generate.crashed", observed.feeds, stop.summary, what)
+            raise
+        finally:
+            watching.remove()
         check.judge("eagle_generate.greedy_run", loop.name, prompt, shape, ids, number, loop.returns[0], target,
                     head, loop.greedy_hint, loop.rate_hint)
     check_end_tokens(check, loop, generate, target, head)

@@ -13,6 +13,26 @@ FORWARDS_HINT = ("the feature head drafts from the target's features, so the tar
                  "over the last token and the round's drafts, its cache holding everything before them.",
                  "one target_step(target, ids[:, end − 1 : end + k], target_cache) per round, after the "
                  "prefill over the prompt (a tree's round: over the last token and its nodes)")
+HEAD_CACHE_HINT = ("each round the head reads the pairs it lacks, (f_t, x_(t+1)) for the positions the "
+                   "target verified since its last true pair; its cache holds only pairs built on the target's "
+                   "own features, so what its drafting steps (a tree's nodes too) added must go after each round.",
+                   "after each round, roll_back(head_cache, end − 1) (crop it to the pairs of the text but its "
+                   "last token); the next round reads true_features[:, read : end − 1] and ids[:, read + 1 : end], "
+                   "read = head_cache.get_seq_length()")
+
+
+def crashed(check: CheckRun, feeds: list, raised: str, label: str) -> None:
+    """A greedy run that raised after a call of the head's decoder fed no pairs: the sign of a
+    head cache left holding the round's drafting steps. ``feeds``: ``[pairs fed, pairs its
+    cache held]`` per call, as grader/observers/head_feeds.py checked them)."""
+    empty = next((number for number, (fed, _) in enumerate(feeds, 1) if fed == 0), None)
+    if empty is None:
+        return
+    held = feeds[empty - 1][1]
+    check.fail("the head reads the pairs it lacks", f"call {empty} of the head fed it no pairs"
+               + (f", its cache already holding {held}" if held is not None else "")
+               + f": the slice of the pairs it lacked was empty; then it raised: {raised}", HEAD_CACHE_HINT,
+               case=label.strip("()"))
 
 
 def greedy_run(check: CheckRun, loop: str, prompt: list[int], shape: dict, ids: list[int], number: float,
