@@ -10,6 +10,7 @@ import pytest
 from grader import exercises, grade
 from grader.decider import replay, run
 from grader.observers import observation
+from grader.observers.head_feeds import feed
 from grader.observers.recording import forward
 from grader.studies.in_process import replayed, run_check
 from tests.conftest import run_grader
@@ -114,6 +115,10 @@ def test_what_observers_receive_from_a_runner_is_checked():
     for bad in ["3", -1, 2.0, True, None]:
         with pytest.raises(ValueError):
             observation.count(bad)
+    assert feed([0, None]) == [0, None]  # a feature head's call: pairs fed, pairs cached
+    for bad in [[1], [1, 2, 3], (1, 2), [1, "2"], [-1, 0], [True, 0], "12"]:
+        with pytest.raises(ValueError):
+            feed(bad)
 
 
 def test_start_and_end_records_are_checked():
