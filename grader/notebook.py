@@ -24,8 +24,22 @@ def current_impl() -> str:
     return os.environ.get(IMPL_VARIABLE, "lessons")
 
 
-def course() -> "Course":
-    """The package the notebook's calls use: your ``lessons``, or ``solutions`` in CI."""
+class NeedsReference(RuntimeError):
+    """A notebook that runs the reference's own studies, opened where the reference is absent."""
+
+
+def course(needs_reference: bool = False) -> "Course":
+    """The package the notebook's calls use: your ``lessons``, or ``solutions`` in CI.
+
+    ``needs_reference``: the notebook also runs the reference's own studies or benchmarks
+    (``grader.bench``, ``grader.studies``, ``grader.audit``, ``grader.checks``), so in a
+    release without the reference it stops here, in one paragraph, rather than at an import."""
+    if needs_reference and not student.has_reference():
+        raise NeedsReference(
+            "This notebook runs the course's reference (solutions/) beside your code: its studies, "
+            "benchmarks and pictures are made from it. This release leaves the reference out, so "
+            "read this notebook with its stored outputs; the notebooks whose first cell runs here "
+            "run your own lessons/.") from None
     return Course(importlib.import_module(current_impl()), reference("solutions"))
 
 

@@ -127,6 +127,33 @@ def test_a_release_without_solutions_holds_the_lessons_and_nothing_of_the_refere
     assert said == ["The course's reference (solutions/) is not in this release: these cells run your own "
                     "lessons/, and a step you have not written yet raises NotImplementedError.",
                     student.needs_reference("`check(...)`")], learning.stdout
+    first_cells = subprocess.run([sys.executable, "-c", FIRST_CELLS], **{
+        **there, "timeout": 600, "env": {**there["env"], "MPLBACKEND": "Agg", "HF_HUB_OFFLINE": "1"}})
+    assert first_cells.returncode == 0, first_cells.stderr
+    ran = dict(line.split(": ", 1) for line in first_cells.stdout.splitlines() if line.startswith("notebooks/"))
+    declared = {name for name in files if name.endswith(".ipynb")
+                and "course(needs_reference=True)" in first_code_cell(out / name)}
+    assert set(ran) == {name for name in files if name.endswith(".ipynb")}
+    assert {name for name, what in ran.items() if what != "ran"} == declared, ran  # the others run
+    assert all(ran[name].startswith("NeedsReference: This notebook runs the course's reference") for name in declared)
+
+
+def first_code_cell(notebook: Path) -> str:
+    return next("".join(c["source"]) for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "code")
+
+
+FIRST_CELLS = """
+import glob, json, sys
+sys.meta_path[:] = [f for f in sys.meta_path if not getattr(f, "__module__", "").startswith("__editable__")]
+for name in sorted(glob.glob("notebooks/*.ipynb")):  # each notebook's first cell, as a learner's kernel runs it
+    cells = json.load(open(name))["cells"]
+    source = next("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    try:
+        exec(compile(source, name, "exec"), {"__name__": "__main__"})
+        print(f"{name}: ran")
+    except Exception as error:
+        print(f"{name}: {type(error).__name__}: {error}")
+"""
 
 
 WITHOUT_REFERENCE = """
