@@ -320,6 +320,15 @@ def test_gpu_run_dry_run_runs_every_stage_and_writes_each_line(tmp_path):
     assert {line["stage"]: line["pair"] for line in lines}["lesson_11_eagle"] == "shipped"
     assert by_stage["lesson_11_eagle"]["target"] == "shipped target" and 0 < eagle["alpha"] <= 1
     assert [row["method"] for row in eagle["rows"]][:2] == ["drafter chain γ=2", "head chain γ=3"]
+    # docs/benchmarks.md's table, every row from its stage's file, kept under the device's name
+    from grader.bench.gpu_table import ROWS, table
+
+    rows = table(tmp_path, tmp_path / "data").splitlines()[2:2 + len(ROWS)]
+    assert sorted(p.name for p in (tmp_path / "data").iterdir()) == sorted(f"gpu_cpu_{s.name}.json" for s in STAGES)
+    assert [row.split(" | ")[0] for row in rows] == [f"| `gpu_cpu_{stage}.json`" for stage, *_ in ROWS]
+    floor = by_stage["lessons_4_7_greedy"]["fast"]
+    assert f"**{floor['target_step_ms'] / floor['floor_step_ms']:.2f}x**" in rows[3]
+    assert "crossover at B = " in rows[7] and "(2, 2): " in rows[8] and "head chain γ=3: " in rows[9]
 
 
 def test_gpu_run_stage_out_of_time_keeps_the_stages_before_it(tmp_path):
@@ -334,6 +343,10 @@ def test_gpu_run_stage_out_of_time_keeps_the_stages_before_it(tmp_path):
     assert killed["stage"] == "lesson_9_trees" and killed["status"] == "timed_out"
     assert killed["result"] is None and killed["seconds"] < 10
     assert json.loads((tmp_path / "lesson_9_trees.json").read_text()) == killed
+    from grader.bench.gpu_table import table
+
+    rows = {row.split(" | ")[0].strip("|` "): row for row in table(tmp_path).splitlines()[2:]}
+    assert "timed out after" in rows["lesson_9_trees.json"] and "not run" in rows["lesson_8_batches.json"]
 
 
 def test_gpu_run_refuses_an_unknown_stage():
