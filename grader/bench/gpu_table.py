@@ -60,19 +60,21 @@ def eagle_figure(result: dict) -> str:
 
 # (stage, lesson, what is measured, the JSON fields read, how they read)
 ROWS: list[tuple[str, str, str, str, Callable[[dict], str]]] = [
-    ("gpu_tests", "all", "`pytest tests/test_gpu.py`", "passed / failed / skipped", tests_figure),
+    ("gpu_tests", "all", "`pytest tests/test_gpu.py` (greedy equality in float32 on CUDA, half precision, syncs "
+     "counted by the CUDA runtime)", "passed / failed / skipped", tests_figure),
     *[row for stage, when in (("lessons_4_7_greedy", "greedy"), ("lessons_4_7_sampling", "T = 1")) for row in (
-        (stage, "4", f"eager speculative against autoregressive, {when}",
+        (stage, "4", f"eager `speculative_generate(use_cache=True)` against autoregressive, {when}",
          "`speedup_vs_autoregressive`, `tokens_per_second`", eager_figure),
         (stage, "7", f"fast speculative against fast autoregressive, {when}",
          "`fast.speedup_vs_fast_autoregressive`", fast_figure),
         (stage, "7", f"fast decode step against its memory floor (goal ≤ 1.5x), {when}",
          "`fast.target_step_ms` / `fast.floor_step_ms`", floor_figure))],
-    ("lesson_8_batches", "8", "batched speculative against batched autoregressive (T = 1)",
+    ("lesson_8_batches", "8", "batched speculative against batched autoregressive, by batch size (T = 1)",
      "`batch[].speedup`, `crossover_batch`", batch_figure),
-    ("lesson_9_trees", "9", "token trees against chains of as many drafts",
+    ("lesson_9_trees", "9", "token trees (branching per level) against chains of as many drafts",
      "`trees[].speedup_vs_autoregressive`, `trees[].chain`", trees_figure),
-    ("lesson_11_eagle", "11", "shipped pair: the feature head's chains and trees against the token drafter",
+    ("lesson_11_eagle", "11", "shipped pair: the feature head's chains and dynamic trees against the token "
+     "drafter's chain, greedy",
      "`eagle.rows[].speedup_vs_autoregressive`, `eagle.alpha`", eagle_figure),
 ]
 
