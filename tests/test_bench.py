@@ -354,3 +354,15 @@ def test_gpu_run_refuses_an_unknown_stage():
                             capture_output=True, text=True, timeout=120)
     assert result.returncode != 0
     assert "--budget 'trees=5': expected STAGE=SECONDS with STAGE one of gpu_tests" in result.stderr
+
+
+def test_the_docs_gpu_table_has_the_rows_gpu_table_writes():
+    """docs/benchmarks.md's GPU table, measured or not, keeps grader.bench.gpu_table's rows in
+    its order: pasting the filled table replaces it row for row."""
+    from grader.bench.gpu_table import ROWS
+
+    docs = (ROOT / "docs" / "benchmarks.md").read_text()
+    found = [line for line in docs.splitlines() if line.startswith("| `") and ".json` | " in line
+             and any(line.startswith(f"| `{stage}.json`") or line.startswith(f"| `gpu_") for stage, *_ in ROWS)]
+    assert [row.rsplit(" | ", 1)[0].split(" | ", 1)[1] for row in found] == \
+        [f"{lesson} | {what} | {figure}" for _, lesson, what, figure, _ in ROWS]
