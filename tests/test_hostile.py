@@ -49,6 +49,7 @@ CASES = [  # (file, exercise, status, words the diagnosis must contain)
     ("forges_formula_summary", "max_fn", "failed", "=HYPERLINK("),
     # the decider builds the forward log from entries sent as each forward ran
     ("rewrites_observer_log", "autoregressive_generate", "failed", "forwards with use_cache=True"),
+    ("forges_head_entry", "eagle_generate", "error", "an observer's entry is malformed"),
 ]
 
 
