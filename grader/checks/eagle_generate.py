@@ -111,15 +111,15 @@ def run_loop(check: CheckRun, loop: EagleLoop) -> None:
     generate = check.function(loop.name)
     target, head = models()
     for prompt, shape in loop.greedy_runs:
-        what, observed = f"(greedy, prompt {prompt}, {described(shape)})", HeadFeeds(check.observation)
+        label, observed = f"greedy, prompt {prompt}, {described(shape)}", HeadFeeds(check.observation)
         watching = observed.watch(head)
         try:
             ids, number = generated(check, loop, generate, prompt, target, head, **shape, max_gen_len=GREEDY_LENGTH,
-                                    what=what)
+                                    what=f"({label})")
         except Stop as stop:  # a head cache never cut back ends in a shape error: say so first
             if stop.status == ERROR:
                 with check.observing():
-                    check.judge("eagle_generate.crashed", observed.feeds, stop.summary, what)
+                    check.judge("eagle_generate.crashed", observed.feeds, stop.summary, label)
             raise
         finally:
             watching.remove()

@@ -32,7 +32,7 @@ def crashed(check: CheckRun, feeds: list, raised: str, label: str) -> None:
     check.fail("the head reads the pairs it lacks", f"call {empty} of the head fed it no pairs"
                + (f", its cache already holding {held}" if held is not None else "")
                + f": the slice of the pairs it lacked was empty; then it raised: {raised}", HEAD_CACHE_HINT,
-               case=label.strip("()"))
+               case=label)
 
 
 def greedy_run(check: CheckRun, loop: str, prompt: list[int], shape: dict, ids: list[int], number: float,
