@@ -7,6 +7,7 @@ Layout, by the part each package plays:
 
 - the fronts: ``cli`` (``grader check|list|bench|demo|grade|audit|release|autograder``),
   ``notebook`` (``check()`` in a notebook), ``grade`` (a class graded for an instructor),
+  ``gradebook`` (what grading writes: the table, the CSV, Gradescope's results.json),
   ``progress`` (statuses);
 - shared records: ``sources`` (the course's code run from verified source only),
   ``exercises`` (the table of exercises, and the names the course's packages export),

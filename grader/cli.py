@@ -263,6 +263,7 @@ def check(parser: argparse.ArgumentParser, args) -> int:
 
 def grade(parser: argparse.ArgumentParser, args) -> int:
     from grader import grade as grading
+    from grader import gradebook
 
     # `--exercises a b DIR` takes DIR as an exercise: give paths back to the submissions
     while args.exercises and args.exercises[-1] not in exercises.BY_ID and Path(args.exercises[-1]).exists():
@@ -297,11 +298,11 @@ def grade(parser: argparse.ArgumentParser, args) -> int:
     except GraderFilesChanged as exc:
         print(f"✘ {exc}", file=sys.stderr)
         return 1
-    print(grading.table(rows, sandboxed))
+    print(gradebook.table(rows, sandboxed))
     if args.csv:
-        grading.write_csv(rows, args.csv, sandboxed)
+        gradebook.write_csv(rows, args.csv, sandboxed)
     if args.gradescope:
-        grading.write_gradescope(rows, args.gradescope, sandboxed)
+        gradebook.write_gradescope(rows, args.gradescope, sandboxed)
     return 0
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import exercises, grade
+from grader import exercises, grade, gradebook
 from grader.decider import replay, run
 from grader.observers import observation
 from grader.observers.head_feeds import feed
@@ -103,7 +103,7 @@ def test_every_field_of_a_runners_finding_is_checked():
 
 
 def test_csv_cells_that_would_start_a_formula_are_quoted():
-    assert [grade.inert(t) for t in ("=1+1", "+1", "-1", "@SUM(A1)", "\t=1", "fine", "")] == [
+    assert [gradebook.inert(t) for t in ("=1+1", "+1", "-1", "@SUM(A1)", "\t=1", "fine", "")] == [
         "'=1+1", "'+1", "'-1", "'@SUM(A1)", "'\t=1", "fine", ""]
 
 

@@ -11,7 +11,7 @@ from grader.decider import sandbox
 from tests.conftest import ROOT, run_grader
 
 SHARED = {"exercises", "verdict", "wire", "implementation", "sources"}
-FRONTS = {"__init__", "__main__", "cli", "notebook", "grade", "progress"}
+FRONTS = {"__init__", "__main__", "cli", "notebook", "grade", "gradebook", "progress"}
 CORE = ("checks", "judges", "oracle", "decider", "runner", "observers", "models", *sorted(SHARED))  # grading
 TOOLS = ("bench", "audit", "studies")  # measuring, the audit, the studies: products beside grading
 ALLOWED = {  # part -> the grader's parts and course packages it may import
@@ -34,7 +34,7 @@ ALLOWED = {  # part -> the grader's parts and course packages it may import
     "studies": {"bench", "checks", "decider", "exercises", "implementation", "models", "observers", "oracle",
                 "runner", "solutions", "verdict"},  # the grader's studies of itself, never part of grading
     **{front: {"audit", "bench", "checks", "decider", "exercises", "implementation", "meanwhile", "models",
-               "observers", "progress", "grade", "notebook", "cli", "release", "sources", "verdict"}
+               "observers", "progress", "grade", "gradebook", "notebook", "cli", "release", "sources", "verdict"}
        for front in FRONTS},
 }
 

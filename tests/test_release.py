@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from grader import exercises
-from grader.grade import SANDBOXED, UNSANDBOXED
+from grader.gradebook import SANDBOXED, UNSANDBOXED
 from grader.release import autograder, course, gradescope, student
 from grader.release import lessons as release
 from tests.conftest import ROOT, run_grader, shipped_lessons
