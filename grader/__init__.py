@@ -41,8 +41,8 @@ models and shared records import no other part; the checks import only those (an
 reference ``solutions``); the judges import the checks, the oracle and the reference,
 and only the decider loads them; the decider adds the checks, but never ``implementation``,
 the runner or a learner's package; the runner imports the checks and ``implementation``,
-never a judge; the release imports only the shared records, and reads ``solutions`` as
-text; no part imports ``lessons`` by name; no part of grading (the checks, judges,
+never a judge; the release imports only the shared records and the decider's stubbed
+reference (its public reference is stubbed alike), and reads ``solutions`` as text; no part imports ``lessons`` by name; no part of grading (the checks, judges,
 oracle, decider, runner, observers and shared records) imports ``bench``, ``audit`` or
 ``studies``. The runner runs the checks' own code to make their calls in order,
 statistics included (except the judges'); nothing it computes is trusted.

@@ -9,7 +9,7 @@ import os  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from grader import exercises, implementation, progress  # noqa: E402
+from grader import exercises, implementation, meanwhile, progress  # noqa: E402
 from grader.bench import NEW_TOKENS, PROMPTS, QUICK_NEW_TOKENS, QUICK_PROMPTS  # noqa: E402
 from grader.bench.timing import DEFAULT_THREADS  # noqa: E402
 from grader.decider import GraderFilesChanged, run_isolated, sandbox  # noqa: E402
@@ -157,7 +157,8 @@ def add_demo_arguments(parser) -> None:
     parser.add_argument("--target", help="a local directory or hub id instead of the shipped target")
     parser.add_argument("--drafter", help="a local directory or hub id instead of the shipped drafter")
     parser.add_argument("--device", default=None)
-    parser.add_argument("--impl", default="solutions", help="whose speculative_generate to run")
+    parser.add_argument("--impl", default=None, help="whose speculative_generate to run (default: "
+                        "solutions; in a release without the reference, your lessons, once finished)")
     add_threads_argument(parser)
 
 
@@ -209,6 +210,10 @@ def run_command(parser: argparse.ArgumentParser, args) -> int:
         from grader.bench.command import run
         return run(args, STARTED)
     if args.command == "demo":
+        unfinished = demo_unfinished(args)
+        if unfinished:
+            print(f"✘ {unfinished}", file=sys.stderr)
+            return 1
         from grader.bench.demo import run
         return run(args)
     if args.command == "grade":
@@ -234,7 +239,9 @@ def check(parser: argparse.ArgumentParser, args) -> int:
         parser.error(exercises.unknown_message(unknown))
     if args.timeout is not None and args.timeout <= 0:
         parser.error("--timeout must be a positive number of seconds")
-    runnable = args.exercises or [e.id for e in exercises.EXERCISES]
+    runnable, autograder_only = student.public_split(args.exercises or [e.id for e in exercises.EXERCISES])
+    if not args.json:  # a release without the reference: the checks that need it, one line each
+        print("".join(f"· {line}\n" for line in autograder_only), end="", flush=True)
     unsandboxed = sandbox.why_unsandboxed(args.no_sandbox)
     if unsandboxed and not args.json:
         print(sandbox.UNSANDBOXED_NOTICE.format(why=unsandboxed), flush=True)
@@ -251,11 +258,13 @@ def check(parser: argparse.ArgumentParser, args) -> int:
     progress.record(verdicts, args.impl, exercises.BY_ID)
     seconds, checking = time.monotonic() - STARTED, sum(v.seconds for v in verdicts)
     if args.json:
-        print(to_json(verdicts, seconds))
+        print(student.with_autograder_only(to_json(verdicts, seconds), autograder_only))
     else:
         if len(verdicts) > 1:
             passed = sum(v.passed for v in verdicts)
             print(f"{passed} of {len(verdicts)} checks passed (seed {args.seed}).")
+        if autograder_only:
+            print(f"{len(autograder_only)} more need the reference: your course's autograder checks them.")
         print(f"{seconds:.1f} s in all: {checking:.1f} s checking, {seconds - checking:.1f} s "
               "starting Python, torch and the runner.")
     return 0 if verdicts and all(v.passed for v in verdicts) else 1
@@ -306,12 +315,27 @@ def grade(parser: argparse.ArgumentParser, args) -> int:
     return 0
 
 
+def demo_unfinished(args) -> str:
+    """Why `grader demo` cannot run its loops ("" when it can), its ``--impl`` settled: the
+    reference's, or in a release without it the learner's own, which must then be finished."""
+    if args.impl is None:
+        args.impl = "solutions" if student.has_reference() else DEFAULT_IMPL
+    try:
+        loops = [implementation.load(args.impl, "speculative").speculative_generate,
+                 implementation.load(args.impl, "autoregressive").autoregressive_generate]
+    except Exception as exc:  # the learner's module: anything may go wrong importing it
+        return f"`grader demo` could not import the loops of {args.impl}: {type(exc).__name__}: {exc}"
+    return meanwhile.unfinished_loops(loops, "`grader demo`")
+
+
 def list_exercises(impl: str) -> int:
     print(f"{'lesson':<7} {'exercise':<28} {'status':<24} what you build   (impl: {impl})")
     for exercise in exercises.EXERCISES:
         status = progress.status(exercise, impl)
         print(f"{exercise.lesson:<7} {exercise.id:<28} {status:<24} {exercise.title}")
     print("\nRun `grader check EXERCISE` after each step; `grader check` checks them all.")
+    if not student.has_reference():
+        print(student.public_summary())
     return 0
 
 

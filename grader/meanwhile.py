@@ -54,6 +54,18 @@ def owner(step: str) -> str:
     return f"`{step}`" + (f" (lesson {exercise.lesson}, `grader check {exercise.id}`)" if exercise else "")
 
 
+def unfinished_loops(loops: list, what: str) -> str:
+    """Why ``what`` (a command) cannot run ``loops`` (functions of one implementation), in one
+    line naming the first step they are or call that still raises NotImplementedError; ""
+    when they are finished."""
+    step = next(filter(None, (unfinished_step(loop, loop.__module__.split(".")[0]) for loop in loops)), None)
+    if step is None:
+        return ""
+    names = " and ".join(f"`{loop.__name__}`" for loop in loops)
+    return (f"{what} runs your own {names}, and {owner(step)} still raises NotImplementedError: "
+            f"finish it, then run {what} again.")
+
+
 def _in_package(value, package: str) -> bool:
     return (getattr(value, "__module__", None) or "").split(".")[0] == package
 

@@ -2,12 +2,15 @@
 
 The learner's code is read from disk by a runner process, so a stale kernel never gives a
 false verdict. In a release without the reference (``grader release --no-solutions``) the
-notebooks run the learner's code alone, and ``check()`` says in one paragraph why it cannot. The verdict is decided in the kernel itself, where the learner's notebook
+notebooks run the learner's code alone, and ``check()`` runs the public checks
+(grader/release/public.py), with one line for each exercise asked for whose check needs the
+reference. The verdict is decided in the kernel itself, where the learner's notebook
 code also runs: enough for learning; grading for credit uses `grader grade`, which
 decides outside the learner's reach (docs/grading.md). The text printed is deterministic
 (no timings), so nbval can compare it.
 """
 import functools
+import html
 import importlib
 import os
 from types import ModuleType
@@ -96,7 +99,8 @@ def _cell_number() -> int | None:
 
 
 class WithoutReference:
-    """What ``check()`` gives where the course has no reference: why, in one paragraph."""
+    """What ``check()`` gives where the course has neither its reference nor the public one
+    (a release without solutions ships the public one): why, in one paragraph."""
 
     passed = False
 
@@ -105,31 +109,36 @@ class WithoutReference:
 
 
 class CheckResult:
-    """Verdicts that print as text and show as coloured HTML in Jupyter."""
+    """Verdicts that print as text and show as coloured HTML in Jupyter, then one line for
+    each exercise whose check needs the reference this release leaves out (``autograder_only``)."""
 
-    def __init__(self, verdicts: list[Verdict], hints: int = 1):
-        self.verdicts, self.hints = verdicts, hints
+    def __init__(self, verdicts: list[Verdict], hints: int = 1, autograder_only: list[str] = ()):
+        self.verdicts, self.hints, self.autograder_only = verdicts, hints, list(autograder_only)
 
     @property
     def passed(self) -> bool:
-        return all(v.passed for v in self.verdicts)
+        """Every check that ran passed, and one ran at least."""
+        return bool(self.verdicts) and all(v.passed for v in self.verdicts)
 
     def __repr__(self) -> str:
-        return "\n".join(format_text(v, timing=False, hints=self.hints) for v in self.verdicts)
+        return "\n".join([*(format_text(v, timing=False, hints=self.hints) for v in self.verdicts),
+                          *(f"· {line}" for line in self.autograder_only)])
 
     def _repr_html_(self) -> str:
-        return "".join(format_html(v, hints=self.hints) for v in self.verdicts)
+        return "".join([*(format_html(v, hints=self.hints) for v in self.verdicts),
+                        *(f"<p>· {html.escape(line)}</p>" for line in self.autograder_only)])
 
 
 def check(*exercise_ids: str, impl: str | None = None, seed: int = 0,
           timeout: float | None = None, hint: int = 1) -> "CheckResult | WithoutReference":
     """The verdicts of ``exercise_ids`` (all by default); ``hint``: how many levels of each
     hint to show, the idea first, then closer to the code."""
-    if not student.has_reference():
+    if not student.has_checks():
         return WithoutReference()
     impl = impl or current_impl()
     implementation.locate(impl)  # raises ImplementationNotFound, saying what was expected
     selected = [exercises.get(e) for e in exercise_ids] or [e for e in exercises.EXERCISES if e.check]
-    verdicts = list(run_isolated([e.id for e in selected], impl, seed, timeout))
+    runnable, autograder_only = student.public_split([e.id for e in selected])
+    verdicts = list(run_isolated(runnable, impl, seed, timeout)) if runnable else []
     progress.record(verdicts, impl, exercises.BY_ID)
-    return CheckResult(verdicts, hint)
+    return CheckResult(verdicts, hint, autograder_only)

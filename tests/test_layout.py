@@ -28,7 +28,8 @@ ALLOWED = {  # part -> the grader's parts and course packages it may import
     "decider": {"checks", "exercises", "observers", "sources", "verdict", "wire"},
     "runner": {"checks", "exercises", "implementation", "observers", "sources", "wire"},
     "meanwhile": {"exercises"},
-    "release": {"exercises", "sources"},  # lessons/ written from the reference's files, never importing them
+    "release": {"decider", "exercises", "sources"},  # lessons/ and the public reference written from the
+    # reference's files, never importing them (the public one stubbed as the decider stubs a grading runner's)
     "bench": {"implementation", "models", "observers", "solutions"},
     "audit": {"checks", "implementation", "models", "oracle", "solutions"},
     "studies": {"bench", "checks", "decider", "exercises", "implementation", "models", "observers", "oracle",

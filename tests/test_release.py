@@ -2,6 +2,7 @@
 exercise, its stub, its docstring and the code provided around it. `grader release` writes
 the course for learners, with or without solutions/, and `grader autograder` a Gradescope
 autograder (grader/release/)."""
+import ast
 import json
 import os
 import re
@@ -14,7 +15,7 @@ import pytest
 
 from grader import exercises
 from grader.gradebook import SANDBOXED, UNSANDBOXED
-from grader.release import autograder, course, gradescope, student
+from grader.release import autograder, course, gradescope, public, student
 from grader.release import lessons as release
 from tests.conftest import ROOT, run_grader, shipped_lessons
 from tests.test_grade import SANDBOX, finished_lessons, write_submission
@@ -99,15 +100,19 @@ def test_the_command_writes_the_lessons_without_torch(tmp_path):
 
 
 def test_a_release_without_solutions_holds_the_lessons_and_nothing_of_the_reference(tmp_path):
-    """lessons/ as the generator writes it, the notebooks as committed, no file of solutions/
-    nor of what runs on it; `grader list` runs there and `grader check` says why it cannot.
-    The lessons import there, and a notebook's first cell runs on them with one line saying
-    the reference is absent, where its `check(...)` cells say why they cannot."""
+    """lessons/ as the generator writes it, the notebooks as committed, the public reference in
+    place of solutions/ (every exercise's function a stub), nothing of what runs on the
+    reference, the learners' README; `grader list` runs there and `grader check` gives a
+    verdict. The lessons import there, and a notebook's first cell runs on them with one line
+    saying the reference is absent, where its `check(...)` cells give verdicts."""
     out = tmp_path / "release"
     student.write(out, with_solutions=False)
     files = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
-    assert files == {name for name in course.contents() if not name.startswith(student.REFERENCE)}
-    assert not [name for name in files if "solutions" in name.split("/") or name.startswith(student.REFERENCE)]
+    assert files == {name for name in course.contents() if not name.startswith(student.REFERENCE)} | set(public.sources())
+    assert not [name for name in files if name.startswith(student.REFERENCE[1:])]
+    assert {name: (out / name).read_text() for name in public.sources()} == public.sources()
+    assert not answers_in(out / "solutions"), answers_in(out / "solutions")
+    assert (out / "README.md").read_text() == student.readme(course.contents())
     assert {p.name: p.read_text() for p in (out / "lessons").iterdir()} == release.lessons()
     for notebook in (name for name in files if name.endswith(".ipynb")):
         assert (out / notebook).read_bytes() == (course.committed(notebook) or (ROOT / notebook).read_bytes())
@@ -119,14 +124,15 @@ def test_a_release_without_solutions_holds_the_lessons_and_nothing_of_the_refere
     assert listing.returncode == 0, listing.stderr
     statuses = {line.split()[1]: line for line in listing.stdout.splitlines()[1:] if line[:1].isdigit()}
     assert set(statuses) == set(exercises.BY_ID) and all("not started" in s for s in statuses.values()), listing.stdout
-    checking = subprocess.run([sys.executable, "-m", "grader", "check", "max_fn"], **there)
-    assert checking.returncode == 1 and "needs the course's reference, solutions/" in checking.stderr, checking.stderr
+    assert listing.stdout.rstrip().endswith(student.public_summary())
     learning = subprocess.run([sys.executable, "-c", WITHOUT_REFERENCE], **there)
     assert learning.returncode == 0, learning.stderr
     said = learning.stdout.splitlines()
-    assert said == ["The course's reference (solutions/) is not in this release: these cells run your own "
-                    "lessons/, and a step you have not written yet raises NotImplementedError.",
-                    student.needs_reference("`check(...)`")], learning.stdout
+    assert said[0] == ("The course's reference (solutions/) is not in this release: these cells run your own "
+                       "lessons/, and a step you have not written yet raises NotImplementedError."), learning.stdout
+    assert said[1:3] == ["· max_fn: not started", "  `max_fn` still raises NotImplementedError: write it, then "
+                         "check again."], learning.stdout  # a verdict: its check ran, on the public reference
+    assert said[3:] == [f"· {public.why_not_public('kv_cache')}", "False"], learning.stdout
     first_cells = subprocess.run([sys.executable, "-c", FIRST_CELLS], **{
         **there, "timeout": 600, "env": {**there["env"], "MPLBACKEND": "Agg", "HF_HUB_OFFLINE": "1"}})
     assert first_cells.returncode == 0, first_cells.stderr
@@ -136,6 +142,30 @@ def test_a_release_without_solutions_holds_the_lessons_and_nothing_of_the_refere
     assert set(ran) == {name for name in files if name.endswith(".ipynb")}
     assert {name for name, what in ran.items() if what != "ran"} == declared, ran  # the others run
     assert all(ran[name].startswith("NeedsReference: This notebook runs the course's reference") for name in declared)
+
+
+def answers_in(folder: Path) -> list[str]:
+    """The exercises' own functions (``Exercise.withheld``, a class's methods too, but its
+    ``__init__`` and plumbing) that ``folder``'s modules define other than as a stub raising,
+    or do not define at all."""
+    found = []
+    for exercise in exercises.EXERCISES:
+        tree = ast.parse((folder / f"{exercise.module}.py").read_text())
+        defined = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+        for name in exercise.withheld:
+            node = defined.get(name)
+            functions = [node] if isinstance(node, ast.FunctionDef) else [  # a class's plumbing (__repr__) aside
+                m for m in getattr(node, "body", []) if isinstance(m, ast.FunctionDef)
+                and not (m.name.startswith("__") and m.name != "__call__")]
+            if node is None or not all(stub_raises(f) for f in functions):
+                found.append(f"{exercise.module}.{name}")
+    return found
+
+
+def stub_raises(function: ast.FunctionDef) -> bool:
+    """Whether a function's body, its docstring aside, is one ``raise``."""
+    body = [s for s in function.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    return len(body) == 1 and isinstance(body[0], ast.Raise)
 
 
 def first_code_cell(notebook: Path) -> str:
@@ -157,17 +187,21 @@ for name in sorted(glob.glob("notebooks/*.ipynb")):  # each notebook's first cel
 
 
 WITHOUT_REFERENCE = """
-import importlib, importlib.util, sys
+import importlib, importlib.util, os, sys
 # the course installed in editable mode would find the checkout's solutions/: only the release's files count
 sys.meta_path[:] = [f for f in sys.meta_path if not getattr(f, "__module__", "").startswith("__editable__")]
 for loop in ("autoregressive", "speculative", "ngram", "fast", "batched", "trees"):
     importlib.import_module(f"lessons.{loop}")  # their default processors are the learner's own
 from grader.notebook import check, course, lesson
 impl, fast = course(), lesson("fast")  # as a notebook's first cell: the line is said once
-assert importlib.util.find_spec("solutions") is None
+from grader.release import student
+assert importlib.util.find_spec("solutions").origin.startswith(os.getcwd())  # the release's public one
+assert not student.has_reference() and student.has_checks()
 assert impl.max_fn is importlib.import_module("lessons.residual").max_fn  # the learner's, stub or not
 assert fast.StaticModel is importlib.import_module("lessons.fast").StaticModel
-print(repr(check("max_fn")))
+checked = check("max_fn", "kv_cache")
+print(repr(checked))
+print(checked.passed)
 """
 
 
@@ -275,3 +309,90 @@ def test_a_release_passes_the_readmes_test_command_in_a_fresh_clone(tmp_path):
     result = subprocess.run(readme_test_command(), shell=True, cwd=clone, env=env, capture_output=True, text=True,
                             timeout=3600)
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
+
+
+def test_the_public_checks_and_the_autograders_are_every_exercise_once():
+    """Each exercise is public or the autograder's, never both; the learners' README names each,
+    and a reference whose processors were not stubs is told apart from the public one."""
+    assert set(public.PUBLIC) | set(public.AUTOGRADER_ONLY) == set(exercises.BY_ID)
+    assert not set(public.PUBLIC) & set(public.AUTOGRADER_ONLY)
+    text = student.readme(course.contents())
+    assert all(f"`{e}`" in text for e in exercises.BY_ID) and "$" not in text.replace("$ ", "")
+    assert answers_in(ROOT / "solutions")  # the helper sees answers where there are some
+    assert student.public_split(["max_fn", "kv_cache"]) == (["max_fn", "kv_cache"], [])  # the course has them all
+
+
+@pytest.fixture(scope="module")
+def public_release(tmp_path_factory) -> dict:
+    """A release without solutions whose lessons/ hold the reference's functions, and how to run
+    a command there as a learner does (its own files first, no choice of the reference)."""
+    out = tmp_path_factory.mktemp("public") / "release"
+    student.write(out, with_solutions=False)
+    for name, text in finished_lessons().items():
+        (out / "lessons" / name).write_text(text)
+    env = {**{k: v for k, v in os.environ.items() if k != "COURSE_IMPL"}, "PYTHONPATH": str(out),
+           "GRADER_STATE_DIR": str(out.parent / "state"), "HF_HUB_OFFLINE": "1"}
+    return {"cwd": out, "capture_output": True, "text": True, "timeout": 300, "env": env}
+
+
+def checked_there(there: dict, *args: str) -> tuple[int, dict]:
+    """``grader check ARGS --json`` in the release: its exit status and its JSON object."""
+    result = subprocess.run([sys.executable, "-m", "grader", "check", *args, "--json"], **there)
+    return result.returncode, json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_a_release_without_solutions_gives_real_verdicts(public_release):
+    """`grader check` in the release: the reference's functions, written as the learner's, pass
+    two public checks (one statistical, one whose judge takes its exact law, not the
+    reference's processors); a max_fn without its clamp fails; an exercise whose check needs
+    the reference gets its one line."""
+    status, result = checked_there(public_release, "max_fn", "on_policy_batch", "speculative_generate")
+    assert status == 0, result
+    assert [(c["exercise"], c["status"]) for c in result["checks"]] == [("max_fn", "passed"),
+                                                                       ("on_policy_batch", "passed")]
+    assert result["autograder_only"] == [public.why_not_public("speculative_generate")]
+    residual = public_release["cwd"] / "lessons" / "residual.py"
+    correct = residual.read_text()
+    residual.write_text(correct.replace("x.clamp(min=0)", "x"))
+    try:
+        status, result = checked_there(public_release, "max_fn")
+    finally:
+        residual.write_text(correct)
+    assert status == 1 and [(c["exercise"], c["status"]) for c in result["checks"]] == [("max_fn", "failed")]
+
+
+def test_the_demo_in_a_release_without_solutions_names_the_step_to_finish(public_release):
+    """`grader demo` runs the learner's own loops there: with a stub left in their processors
+    it stops at once with one line naming it."""
+    sampling = public_release["cwd"] / "lessons" / "sampling.py"
+    finished = sampling.read_text()
+    sampling.write_text(release.lessons()["sampling.py"])  # lesson 0 not written yet
+    try:
+        result = subprocess.run([sys.executable, "-m", "grader", "demo"], **public_release)
+    finally:
+        sampling.write_text(finished)
+    assert result.returncode == 1 and not result.stdout, result
+    assert result.stderr.startswith("✘ `grader demo` runs your own `speculative_generate` and "
+                                    "`autoregressive_generate`, and `"), result.stderr
+    assert "still raises NotImplementedError: finish it, then run `grader demo` again." in result.stderr
+
+
+PUBLIC_TABLE = """
+import json
+from grader import exercises
+from grader.decider import run_isolated
+for verdict in run_isolated([e.id for e in exercises.EXERCISES], "lessons", 0, sandboxed=False):
+    print(json.dumps([verdict.exercise, verdict.status, "ReferenceWithheld" in verdict.summary]))
+"""
+
+
+@pytest.mark.slow
+def test_the_public_table_is_what_runs_without_the_reference(public_release):
+    """Every check run in the release on the reference's functions, whether `grader check` would
+    run it or not: the public ones pass, every other one meets a stub of the public reference
+    (about 80 s)."""
+    result = subprocess.run([sys.executable, "-c", PUBLIC_TABLE], **public_release)
+    assert result.returncode == 0, result.stderr
+    verdicts = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("[")]
+    assert {e for e, status, _ in verdicts if status == "passed"} == set(public.PUBLIC), verdicts
+    assert all(stubbed for e, status, stubbed in verdicts if e not in public.PUBLIC), verdicts

@@ -1,12 +1,13 @@
 """The on_policy_batch check's expected values: the target's logits over the returned ids,
 and the exact laws of the continuations (grader/oracle/laws.py's enumeration)."""
+import functools
+
 import torch
 
 from grader.checks.harness import CheckRun
 from grader.checks.on_policy_batch import LENGTH, PROMPTS
 from grader.judges import mistakes
 from grader.oracle import laws, stats
-from solutions.sampling import MultinomialProcessor
 
 TOLERANCE = 1e-9
 LOGITS_HINT = ("target_logits[b, i] is the target's prediction of token P + i of row b from the tokens "
@@ -41,7 +42,7 @@ def continuation_laws(check: CheckRun, target, drafter, prompts: torch.Tensor, i
                       from_target: torch.Tensor) -> None:
     """The rows marked from the drafter follow the drafter's exact law given their prompt
     (T = 1), the others the target's."""
-    t1 = MultinomialProcessor(temperature=1.0)
+    t1 = functools.partial(torch.softmax, dim=-1)  # sampling at T = 1: the exact law, no reference
     continuations = [tuple(row) for row in ids[:, prompts.shape[1]:].tolist()]
     for model, label, flag in ((drafter, "drafter", False), (target, "target", True)):
         law = {tuple(prompt): laws.sequence_law(model, prompt, LENGTH, t1, []) for prompt in PROMPTS}

@@ -2,18 +2,23 @@
 
 A release is the course's files (``course.py``): ``lessons/`` written from ``solutions/``, the
 notebooks as committed (their outputs the stubs'). ``--no-solutions`` leaves out whatever holds
-the reference's answers or runs only on it (``REFERENCE``). What that costs, plainly: every
-check gives the learner's function processors, models and helpers taken from the reference, so
-such a release cannot check anything; its ``grader check`` says so (``missing_reference``), and
-its learners hand ``lessons/`` in to the instructor's autograder (``autograder.py``).
+the reference's answers or runs only on it (``REFERENCE``), and ships in their place the public
+reference (``public.py``: the checks' inputs, every exercise's own functions a stub) and a
+README written for learners (``student_readme.md``). Its ``grader check`` and the notebooks'
+``check()`` give real verdicts for the exercises whose checks need no answer
+(``public.PUBLIC``) and say in one line why the others are the autograder's
+(``autograder.py``), which holds the whole reference and the instructor's private seed.
 What it does not hide: ``grader/`` ships whole, and its judges and exact laws compute what
 each exercise must return (for ``max_fn``, the formula itself).
 """
+import json
+import re
 import shutil
+import string
 from pathlib import Path
 
-from grader import sources
-from grader.release import course
+from grader import exercises, sources
+from grader.release import course, public
 
 REFERENCE = (
     "solutions/",  # the reference itself
@@ -22,14 +27,16 @@ REFERENCE = (
     ".ci/",  # runs the suite
 )
 GUIDE = "docs/release.md"
+README = Path(__file__).with_name("student_readme.md")  # the release's README.md, once filled
+NOTEBOOK_NEEDS_REFERENCE = "course(needs_reference=True)"  # a notebook's first line that stops here
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("out", type=Path, metavar="OUT", help="a new or empty folder, outside the course's")
     parser.add_argument("--no-solutions", action="store_true",
                         help=f"leave out the reference and what runs on it ({', '.join(REFERENCE)}): "
-                             "learners then get verdicts from your autograder alone, since every check "
-                             f"needs the reference ({GUIDE})")
+                             f"learners get the public checks of {len(public.PUBLIC)} exercises, the "
+                             f"others' verdicts from your autograder ({GUIDE})")
 
 
 def run(parser, args) -> int:
@@ -39,7 +46,8 @@ def run(parser, args) -> int:
         parser.error(str(exc))
     for note in notes:
         print(f"note: {note}")
-    left_out = f", without {', '.join(REFERENCE)}" if args.no_solutions else ", solutions/ included"
+    left_out = (f", without {', '.join(REFERENCE)}; solutions/ is the public reference, README.md is for "
+                "learners" if args.no_solutions else ", solutions/ included")
     print(f"wrote the release into {args.out}{left_out}: lessons/ written from solutions/, the "
           f"notebooks as committed. Learners install it as the README says.")
     return 0
@@ -54,6 +62,8 @@ def write(out: Path, with_solutions: bool = True) -> list[str]:
     found = course.contents()
     if not with_solutions:
         found = {name: source for name, source in found.items() if not name.startswith(REFERENCE)}
+        found.update({name: text.encode() for name, text in public.sources().items()})
+        found["README.md"] = readme(found).encode()
     for name, source in found.items():
         target = out / name
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -67,20 +77,67 @@ def write(out: Path, with_solutions: bool = True) -> list[str]:
     return notes + [f"{name} is not tracked by git, so the release leaves it out" for name in course.untracked()]
 
 
+def readme(found: dict[str, Path | bytes]) -> str:
+    """The README of a release without solutions, for learners: the template filled with the
+    public checks, why each other exercise is the autograder's, which notebooks stop at their
+    first cell (their first code, from the release's files ``found``) and the course README's
+    table of lessons."""
+    lessons = re.search(r"^## Lessons\n(.*?)(?=^## |\Z)", (sources.ROOT / "README.md").read_text(), re.M | re.S)
+    if lessons is None:
+        raise course.ReleaseError("README.md has no '## Lessons' section, which the learners' README copies")
+    reading = [Path(name).stem.split("_")[0] for name, source in found.items() if name.endswith(".ipynb")
+               and NOTEBOOK_NEEDS_REFERENCE in (source if isinstance(source, bytes) else source.read_bytes()).decode()]
+    return string.Template(README.read_text()).substitute(
+        count=len(public.PUBLIC), public=", ".join(f"`{e}`" for e in public.PUBLIC),
+        private="\n".join(f"- `{e}`: {why}." for e, why in public.AUTOGRADER_ONLY.items()),
+        reading=", ".join(reading[:-1]) + f" and {reading[-1]}" if len(reading) > 1 else "".join(reading) or "none",
+        lessons=lessons.group(1).strip())
+
+
 def has_reference() -> bool:
-    """Whether this copy of the course holds its reference, ``solutions/``."""
+    """Whether this copy of the course holds its reference, ``solutions/`` (not the public one)."""
+    return has_checks() and not (sources.ROOT / public.MARK).is_file()
+
+
+def has_checks() -> bool:
+    """Whether this copy of the course can check anything: it holds the reference or the
+    public one, which a release without solutions ships."""
     return (sources.ROOT / "solutions" / "__init__.py").is_file()
 
 
 def missing_reference(command: str) -> str:
-    """Why ``grader COMMAND`` cannot run in this copy of the course ("" where it can): every
-    command but ``list`` needs the reference, which a release without solutions leaves out."""
-    return "" if command == "list" or has_reference() else needs_reference(f"`grader {command}`")
+    """Why ``grader COMMAND`` cannot run in this copy of the course ("" where it can): with the
+    public reference only, ``list``, ``check`` (its public checks) and ``demo`` (the learner's
+    own loop) run; every other command needs the reference."""
+    runs_on_public = command in ("list", "check", "demo") and has_checks()
+    return "" if command == "list" or has_reference() or runs_on_public else needs_reference(f"`grader {command}`")
 
 
 def needs_reference(what: str) -> str:
     """One paragraph: ``what`` (a command, a notebook's ``check()``) needs the absent reference."""
     return (f"{what} needs the course's reference, solutions/, which this copy of the course "
-            "leaves out (a release made without solutions): every check gives your function processors, "
-            "models and helpers taken from it. Hand your lessons/ in to your course's autograder for "
-            f"verdicts; `grader list` shows your exercises ({GUIDE}).")
+            "leaves out (a release made without solutions). Hand your lessons/ in to your course's "
+            f"autograder for verdicts; `grader list` shows your exercises ({GUIDE}).")
+
+
+def public_split(exercise_ids: list[str]) -> tuple[list[str], list[str]]:
+    """``(the ids whose check runs here, one line for each other)``: all of them run where the
+    course has its reference; with the public one, ``public.PUBLIC`` alone."""
+    if has_reference():
+        return list(exercise_ids), []
+    return ([e for e in exercise_ids if e in public.PUBLIC],
+            [public.why_not_public(e) for e in exercise_ids if e not in public.PUBLIC])
+
+
+def public_summary() -> str:
+    """The line ``grader list`` ends with in a release without the reference."""
+    if not has_checks():
+        return needs_reference("`grader check`")
+    return (f"This release checks {len(public.PUBLIC)} of {len(exercises.EXERCISES)} exercises itself "
+            f"(public checks: {', '.join(public.PUBLIC)}); your course's autograder checks the others.")
+
+
+def with_autograder_only(checked: str, autograder_only: list[str]) -> str:
+    """``grader check --json``'s object (``checked``), with ``"autograder_only"``: the line of
+    each exercise asked for whose check needs the reference (none where the course has it)."""
+    return json.dumps({**json.loads(checked), "autograder_only": autograder_only}) if autograder_only else checked

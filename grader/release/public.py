@@ -1,0 +1,97 @@
+"""The public reference: what a release without solutions ships as ``solutions/``.
+
+A check gives the learner's function inputs from the reference (models, provided helpers,
+constants), and its judge computes expected values, some from exact laws, some from the
+reference's own functions. The public reference is the reference with every exercise's own
+functions (``Exercise.withheld``, lesson 0's processors included) reduced to stubs, as the
+decider reduces the graded exercises' names for a grading runner (grader/decider/reference.py):
+signatures, docstrings and everything provided stay, each answer raises ``ReferenceWithheld``
+saying where to write it. So the checks whose inputs and expected values need no exercise's
+answer (``PUBLIC``) give real verdicts in the release; the others stay with the instructor's
+autograder, which has the whole reference (``AUTOGRADER_ONLY`` says, per exercise, what it
+needs). ``MARK`` tells this package from the reference (``student.has_reference``).
+"""
+import ast
+
+from grader import exercises
+from grader.decider.reference import reference_sources
+
+MARK = "solutions/PUBLIC.md"  # present in the public reference alone
+HEADER = ("# The public reference of a release without solutions (grader/release/public.py): the "
+          "checks' inputs, every exercise's own functions a stub.\n")
+
+# The exercises whose check runs on the public reference: neither the check nor its judge
+# calls an exercise's answer. tests/test_release.py runs every exercise there (-m slow) and
+# holds this table to what passes and what meets a stub.
+PUBLIC = ("max_fn", "speculative_decoding_verify", "speculative_sampling", "greedy_match",
+          "batched_verify", "multi_draft", "expected_acceptance", "distillation_loss",
+          "on_policy_batch", "deterministic_children", "eagle_loss")
+_LOOP = ("a loop's check: its greedy texts are compared with the reference autoregressive_generate's, "
+         "and it runs the loop with the reference's processors")
+AUTOGRADER_ONLY = {  # exercise -> what of the reference its check needs, in one line
+    "processors": "its expected distributions are the reference processors', which the other loops' "
+                  "checks take as their input",
+    "autoregressive_generate": "its expected texts are the reference autoregressive_generate's",
+    "speculative_generate": _LOOP,
+    "kv_cache": _LOOP,
+    "ngram": _LOOP,
+    "static_cache": _LOOP,
+    "batched_generate": _LOOP,
+    "tree_generate": _LOOP,
+    "eagle_generate": _LOOP,
+    "eagle_tree_generate": _LOOP,
+    "tree_attention": "its expected masks and depths are the reference tree_layout's",
+    "train_drafter": "its expected losses are the reference distillation_loss's",
+    "feature_draft": "its expected drafts are the reference feature_draft_step's, on the reference tree_layout",
+    "unrolled_loss": "its expected losses are the reference feature head step's and eagle_loss's",
+    "dynamic_tree": "its expected trees are the reference grow_tree's",
+}
+
+NOTE = """# This is not the course's reference
+
+This release leaves the reference out. `solutions/` holds only what the public checks take as
+their input: models, the helpers each lesson provides, constants. Every exercise's own
+functions here are stubs that raise `ReferenceWithheld`; write yours in `lessons/`.
+
+`grader check` (and `check()` in a notebook) runs the public checks on your `lessons/`:
+{public}. The others need the reference for their expected values; your course's autograder
+checks them when you hand `lessons/` in.
+"""
+
+
+def sources() -> dict[str, str]:
+    """{path in the release: text} of the public reference: ``solutions/*.py`` and ``MARK``."""
+    written = {MARK: NOTE.format(public=", ".join(PUBLIC))}
+    for module, source in reference_sources(tuple(e.id for e in exercises.EXERCISES)).items():
+        path = "solutions/__init__.py" if module == "solutions" else f"{module.replace('.', '/')}.py"
+        written[path] = HEADER + released(source, module)
+    return written
+
+
+def released(source: str, module: str) -> str:
+    """``source`` with each stub's message saying that the release leaves the answer out (the
+    decider's says "withheld while graded"); unchanged where it has no stub."""
+    tree = ast.parse(source)
+    for node in tree.body:
+        methods = node.body if isinstance(node, ast.ClassDef) else [node]
+        for function in (m for m in methods if isinstance(m, ast.FunctionDef) and _stub_call(m)):
+            name = function.name if node is function else f"{node.name}.{function.name}"
+            _stub_call(function).args = [ast.Constant(
+                f"`{module}.{name}` is not in this release: it is an exercise's answer, which your "
+                f"course's autograder alone holds. Write it in lessons/{module.split('.')[-1]}.py.")]
+    return ast.unparse(tree) + "\n"
+
+
+def _stub_call(function: ast.FunctionDef) -> ast.Call | None:
+    """The ``_ReferenceWithheld(...)`` call a stub's body raises, or None."""
+    last = function.body[-1]
+    if (isinstance(last, ast.Raise) and isinstance(last.exc, ast.Call)
+            and isinstance(last.exc.func, ast.Name) and last.exc.func.id == "_ReferenceWithheld"):
+        return last.exc
+    return None
+
+
+def why_not_public(exercise_id: str) -> str:
+    """One line: why ``exercise_id``'s check does not run in a release without the reference."""
+    return (f"{exercise_id}: checked by your course's autograder only. Its check needs the reference this "
+            f"release leaves out ({AUTOGRADER_ONLY[exercise_id]}); hand your lessons/ in for its verdict.")
