@@ -14,8 +14,8 @@ from grader.checks.harness import CheckRun
 from grader.checks.train_drafter import (HELD_OUT, IMPROVE_HINT, LENGTH, PROMPT_LENGTH, ROWS_PER_HELD_OUT,
                                          SETTINGS, STEPS, models, parameters_of)
 from grader.judges import mistakes
+from grader.judges.distillation_loss import per_position
 from grader.oracle import stats
-from solutions.distill import distillation_loss, divergence
 
 LATE_Z = 3.0  # a reported α this many standard errors from a value is not explained by it
 STEP_TOLERANCE = 1e-9  # float64 weights: the same steps agree to rounding (about 1e-16)
@@ -94,7 +94,8 @@ def reference_steps(drafter, target, row: torch.Tensor, steps: int, kind: str, l
     optimizer = torch.optim.AdamW(drafter.parameters(), lr=SETTINGS["lr"])
     for _ in range(steps):
         draft_logits = drafter(ids).logits[:, start : start + LENGTH]
-        loss = distillation_loss(target_logits, draft_logits, kind)
+        # the contract's loss by its formula, from log_softmax as the contract says: the reference's to the bit
+        loss = per_position(target_logits.log_softmax(-1), draft_logits.log_softmax(-1), kind).mean()
         if not accumulate:
             optimizer.zero_grad(set_to_none=True)
         loss.backward()
@@ -184,7 +185,7 @@ class Enumeration:
                 mean = float((weight * row_alpha).sum())
                 means[name] += mean / len(HELD_OUT)
                 variances[name] += float((weight * (row_alpha - mean) ** 2).sum()) / rows
-            chosen += float((weight * divergence(p.log(), log_q[:, :-1], kind).mean(-1)).sum()) / len(HELD_OUT)
+            chosen += float((weight * per_position(p.log(), log_q[:, :-1], kind).mean(-1)).sum()) / len(HELD_OUT)
         return {**means, **{f"{name}_sd": math.sqrt(v) for name, v in variances.items()}, "divergence": chosen}
 
 

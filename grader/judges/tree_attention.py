@@ -1,5 +1,6 @@
-"""The tree_attention check's expected values: the reference's layout of each tree, and a
-plain forward per node to hold one tree forward with the learner's layout to."""
+"""The tree_attention check's expected values: each tree's layout by its definition (a node
+sees itself and its ancestors; its depth is its path's length), and a plain forward per node
+over its path to hold one tree forward with the learner's layout to."""
 import torch
 
 from grader.checks.harness import CheckRun
@@ -9,14 +10,13 @@ from grader.judges import mistakes
 from grader.oracle import tiny
 from grader.verdict import joined
 from solutions.trees import tree_forward
-from solutions.trees import tree_layout as reference_layout
 
 
 def compare(check: CheckRun, name: str, parents: list[int], mask, depths) -> None:
     """The learner's ``mask`` and ``depths`` against the reference's layout of ``parents``;
     a wrong one that a usual mistake explains is named: the mask transposed, depths counted
     from 0, or the nodes' places in the flattened tree."""
-    expected_mask, expected_depths = reference_layout(parents)
+    expected_mask, expected_depths = layout(parents)
     wrong = [i for i in range(len(parents)) if not torch.equal(mask[i], expected_mask[i])]
     table = [["node", "parent", "sees", "should see"]] + [
         [str(i), str(parents[i]), str(mask[i].nonzero().flatten().tolist()),
@@ -30,6 +30,25 @@ def compare(check: CheckRun, name: str, parents: list[int], mask, depths) -> Non
     check.require("depths", torch.equal(depths, expected_depths),
                   f"gave depths {depths.tolist()} for parents {parents}; expected {expected_depths.tolist()}"
                   f"{mistakes.named_mistake(depths, expected_depths, counted, 0.0)}", DEPTH_HINT, case=name)
+
+
+def path(parents: list[int], node: int) -> list[int]:
+    """The nodes from the root's child down to ``node``, ``node`` last."""
+    found = []
+    while node >= 0:
+        found.insert(0, node)
+        node = parents[node]
+    return found
+
+
+def layout(parents: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(mask [N, N] bool, depths [N] long)`` by the definition: row i marks the nodes of
+    node i's path, and its depth is the path's length."""
+    paths = [path(parents, i) for i in range(len(parents))]
+    mask = torch.zeros(len(parents), len(parents), dtype=torch.bool)
+    for i, nodes in enumerate(paths):
+        mask[i, nodes] = True
+    return mask, torch.tensor([len(nodes) for nodes in paths], dtype=torch.long)
 
 
 def forwards(check: CheckRun, layouts: dict) -> None:
@@ -48,14 +67,11 @@ def check_forward(check: CheckRun, model, label: str, name: str, parents: list[i
     logits = tree_forward(model, ids, len(TEXT), mask, depths, None, rows=len(nodes))
     differ = []
     for i in range(len(nodes)):
-        path, j = [], i
-        while j >= 0:
-            path.insert(0, nodes[j])
-            j = parents[j]
-        plain = model(torch.tensor([TEXT + path])).logits[0, -1]
+        tokens = [nodes[j] for j in path(parents, i)]
+        plain = model(torch.tensor([TEXT + tokens])).logits[0, -1]
         gap = float((logits[i] - plain).abs().max())
         if not gap < TOLERANCE:
-            differ.append((i, path, gap))
+            differ.append((i, tokens, gap))
     table = [["node", "its path", "largest logit difference"]] + [
         [str(i), str(path), f"{gap:.2e}"] for i, path, gap in differ[:5]]
     check.require("one tree forward = a forward per path", not differ,

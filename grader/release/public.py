@@ -24,8 +24,8 @@ HEADER = ("# The public reference of a release without solutions (grader/release
 # calls an exercise's answer. tests/test_release.py runs every exercise there (-m slow) and
 # holds this table to what passes and what meets a stub.
 PUBLIC = ("max_fn", "speculative_decoding_verify", "speculative_sampling", "greedy_match",
-          "batched_verify", "multi_draft", "expected_acceptance", "distillation_loss",
-          "on_policy_batch", "deterministic_children", "eagle_loss")
+          "batched_verify", "multi_draft", "tree_attention", "expected_acceptance", "distillation_loss",
+          "on_policy_batch", "train_drafter", "deterministic_children", "eagle_loss")
 _LOOP = ("a loop's check: its greedy texts are compared with the reference autoregressive_generate's, "
          "and it runs the loop with the reference's processors")
 AUTOGRADER_ONLY = {  # exercise -> what of the reference its check needs, in one line
@@ -40,8 +40,6 @@ AUTOGRADER_ONLY = {  # exercise -> what of the reference its check needs, in one
     "tree_generate": _LOOP,
     "eagle_generate": _LOOP,
     "eagle_tree_generate": _LOOP,
-    "tree_attention": "its expected masks and depths are the reference tree_layout's",
-    "train_drafter": "its expected losses are the reference distillation_loss's",
     "feature_draft": "its expected drafts are the reference feature_draft_step's, on the reference tree_layout",
     "unrolled_loss": "its expected losses are the reference feature head step's and eagle_loss's",
     "dynamic_tree": "its expected trees are the reference grow_tree's",
