@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from grader import exercises
+from grader.cli import AUTOGRADERS
 from grader.gradebook import SANDBOXED, UNSANDBOXED
 from grader.release import autograder, course, gradescope, public, student
 from grader.release import lessons as release
@@ -396,3 +397,12 @@ def test_the_public_table_is_what_runs_without_the_reference(public_release):
     verdicts = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("[")]
     assert {e for e, status, _ in verdicts if status == "passed"} == set(public.PUBLIC), verdicts
     assert all(stubbed for e, status, stubbed in verdicts if e not in public.PUBLIC), verdicts
+
+
+def test_the_list_in_a_release_without_solutions_says_which_exercises_the_autograder_checks(public_release):
+    """`grader list` there: a written exercise whose check needs the reference is the
+    autograder's to check; a public one waits for `grader check`."""
+    listing = subprocess.run([sys.executable, "-m", "grader", "list"], **public_release)
+    assert listing.returncode == 0, listing.stderr
+    rows = {line.split()[1]: line for line in listing.stdout.splitlines()[1:] if line[:1].isdigit()}
+    assert AUTOGRADERS in rows["speculative_generate"] and AUTOGRADERS not in rows["greedy_match"], listing.stdout

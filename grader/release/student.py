@@ -123,10 +123,14 @@ def needs_reference(what: str) -> str:
 def public_split(exercise_ids: list[str]) -> tuple[list[str], list[str]]:
     """``(the ids whose check runs here, one line for each other)``: all of them run where the
     course has its reference; with the public one, ``public.PUBLIC`` alone."""
-    if has_reference():
-        return list(exercise_ids), []
-    return ([e for e in exercise_ids if e in public.PUBLIC],
-            [public.why_not_public(e) for e in exercise_ids if e not in public.PUBLIC])
+    return ([e for e in exercise_ids if checked_here(e)],
+            [public.why_not_public(e) for e in exercise_ids if not checked_here(e)])
+
+
+def checked_here(exercise_id: str) -> bool:
+    """Whether ``grader check`` runs the exercise's check in this copy of the course: every one
+    where it has its reference, the public ones where it has the public reference only."""
+    return has_reference() or exercise_id in public.PUBLIC
 
 
 def public_summary() -> str:
