@@ -321,6 +321,10 @@ def test_the_public_checks_and_the_autograders_are_every_exercise_once():
     assert all(f"`{e}`" in text for e in exercises.BY_ID) and "$" not in text.replace("$ ", "")
     assert answers_in(ROOT / "solutions")  # the helper sees answers where there are some
     assert student.public_split(["max_fn", "kv_cache"]) == (["max_fn", "kv_cache"], [])  # the course has them all
+    said = {name: " ".join((ROOT / name).read_text().split()) for name in ("README.md", "docs/release.md")}
+    assert f"verdicts for the {len(public.PUBLIC)} exercises" in said["README.md"]
+    assert f"{len(public.PUBLIC)} of {len(exercises.EXERCISES)} exercises" in said["docs/release.md"]
+    assert all(f"`{e}`" in said["docs/release.md"] for e in exercises.BY_ID)
 
 
 @pytest.fixture(scope="module")
