@@ -29,8 +29,8 @@ PUBLIC = ("max_fn", "speculative_decoding_verify", "speculative_sampling", "gree
 _LOOP = ("a loop's check: its greedy texts are compared with the reference autoregressive_generate's, "
          "and it runs the loop with the reference's processors")
 AUTOGRADER_ONLY = {  # exercise -> what of the reference its check needs, in one line
-    "processors": "its expected distributions are the reference processors', which the other loops' "
-                  "checks take as their input",
+    "processors": "its expected distributions are the reference processors', which the loops' checks "
+                  "take as their input",
     "autoregressive_generate": "its expected texts are the reference autoregressive_generate's",
     "speculative_generate": _LOOP,
     "kv_cache": _LOOP,
@@ -42,7 +42,8 @@ AUTOGRADER_ONLY = {  # exercise -> what of the reference its check needs, in one
     "eagle_tree_generate": _LOOP,
     "feature_draft": "its expected drafts are the reference feature_draft_step's, on the reference tree_layout",
     "unrolled_loss": "its expected losses are the reference feature head step's and eagle_loss's",
-    "dynamic_tree": "its expected trees are the reference grow_tree's",
+    "dynamic_tree": "its expected trees are the reference grow_tree's, its drafts processed by the "
+                    "reference's processors",
 }
 
 NOTE = """# This is not the course's reference
