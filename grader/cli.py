@@ -183,6 +183,8 @@ def main(argv: list[str] | None = None) -> int:
 def entry() -> None:
     """The `grader` command: ``main``, then an exit that skips tearing down torch and
     transformers module by module (about 0.7 s after every check). Every file is closed by then."""
+    from grader import sources
+    sources.course_alone()  # the console script's path holds no working folder; PYTHONPATH may
     status = main()
     try:
         sys.stdout.flush()

@@ -203,11 +203,26 @@ def _decided_apart(name, path, exercise_ids, seed, timeout, sandboxed, hidden) -
         remove_tree(workdir)
 
 
-def _send_row(send, name, *args) -> None:
+DECIDER_MEMORY_BYTES = 4 * 2**30  # a decider's writable memory: the reference's deciders peak at 0.6 GB
+
+
+def _send_row(send, name, path, exercise_ids, seed, *args) -> None:
+    """In the spawned decider: ``grade_one``'s row sent on ``send``, this process importing the
+    course's packages alone and holding at most DECIDER_MEMORY_BYTES of writable memory (a
+    soft limit: its runners set their own)."""
+    import resource
+
+    from grader import sources
+    sources.course_alone()
+    resource.setrlimit(resource.RLIMIT_DATA, (DECIDER_MEMORY_BYTES, resource.getrlimit(resource.RLIMIT_DATA)[1]))
     try:
-        send.send(grade_one(name, *args))
+        send.send(grade_one(name, path, exercise_ids, seed, *args))
     except GraderFilesChanged as exc:
         send.send(GraderFilesChanged(f"{exc} The submission being graded: {name}."))
+    except MemoryError:
+        send.send(_error_row(name, exercise_ids, seed, "deciding this submission's verdicts took more "
+                             f"than {DECIDER_MEMORY_BYTES // 2**30} GB of memory, so it was stopped; what "
+                             "its code sent the grader is far larger than correct code sends."))
 
 
 def remove_tree(path: Path) -> None:

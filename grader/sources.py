@@ -13,6 +13,8 @@ course imported after the package itself.
 import hashlib
 import importlib.abc
 import importlib.machinery
+import importlib.util
+import os
 import sys
 from pathlib import Path
 
@@ -39,6 +41,50 @@ class SourceOnlyFinder(importlib.abc.MetaPathFinder):
             spec.loader = SourceOnlyLoader(fullname, spec.origin)
             spec.cached = None
         return spec
+
+
+def course_alone() -> None:
+    """Make this process, and every Python it starts, import the course's ``grader`` and
+    ``solutions`` alone, or stop it saying why (exit 2). ``python -m`` and ``python -c`` put
+    the working folder first on ``sys.path``, and a class folder may hold a package named
+    ``solutions``: the working folder (unless it is the course) leaves ``sys.path``, child
+    Pythons start without it (``PYTHONSAFEPATH``), and a package that would still come from
+    outside the course (a ``PYTHONPATH`` entry) stops the process before it is imported.
+    Every grader process calls this first: the command line, each submission's decider,
+    each runner."""
+    working = Path.cwd().resolve()
+    if working != ROOT:
+        sys.path[:] = [entry for entry in sys.path if not _names(entry, working)]
+    os.environ["PYTHONSAFEPATH"] = "1"
+    for package in PACKAGES:
+        found = _package_folder(package)
+        if found is not None and found != ROOT / package:
+            print(f"grader: refusing to start: `{package}` would be imported from {found}, not from "
+                  f"the course at {ROOT / package}. Remove that folder from PYTHONPATH (or rename the "
+                  f"package there); the grader imports only the course's own `{package}`.", file=sys.stderr)
+            raise SystemExit(2)
+
+
+def _names(entry: str, folder: Path) -> bool:
+    """Whether the ``sys.path`` entry ``entry`` is ``folder`` ("" is the working folder)."""
+    try:
+        return Path(entry or ".").resolve() == folder
+    except (OSError, RuntimeError):  # a path that cannot be resolved names no folder here
+        return False
+
+
+def _package_folder(package: str) -> Path | None:
+    """The folder (or file) a top-level ``package`` is, or would be, imported from; None when
+    there is none. Nothing of it is executed."""
+    module = sys.modules.get(package)
+    if module is not None:
+        where = list(getattr(module, "__path__", [])) or [getattr(module, "__file__", None)]
+    else:
+        spec = importlib.util.find_spec(package)
+        if spec is None:
+            return None
+        where = list(spec.submodule_search_locations or []) or [spec.origin]
+    return Path(where[0]).resolve() if where[0] else None
 
 
 def install() -> None:

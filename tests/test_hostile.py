@@ -140,3 +140,58 @@ def test_the_tests_in_process_word_a_load_error_as_the_learner_reads_it(name):
     assert learners.status == "error" and "Traceback" not in learners.summary, learners.summary
     for verdict in (replayed(exercise, path, seed=0), run_check(exercise, path, seed=0)):
         assert (verdict.status, verdict.summary) == (learners.status, learners.summary)
+
+
+def _time_to_read(lines: list[bytes]) -> float:
+    """Seconds a Channel takes to receive ``lines`` (each a JSON string), written by a thread."""
+    import os
+    import threading
+
+    from grader.decider.channel import Channel
+    read_fd, write_fd = os.pipe()
+
+    def write():
+        with os.fdopen(write_fd, "wb") as pipe:
+            for line in lines:
+                pipe.write(line + b"\n")
+
+    writer = threading.Thread(target=write)
+    channel = Channel(read_fd)
+    start = time.monotonic()
+    writer.start()
+    for _ in lines:
+        assert type(channel.receive()) is str
+    elapsed = time.monotonic() - start
+    writer.join()
+    channel.close()
+    return elapsed
+
+
+def test_a_long_record_is_read_in_linear_time():
+    """One 96 MB record takes about as long as 96 records of 1 MB (re-splitting the whole
+    buffer at every chunk read made the long one quadratic: 48 times the bytes scanned)."""
+    size = 96 * 2**20
+    one = _time_to_read([b'"' + b"a" * size + b'"'])
+    many = _time_to_read([b'"' + b"a" * 2**20 + b'"'] * 96)
+    assert one < 3 * many + 0.5, (one, many)
+
+
+def test_observer_entries_are_capped_per_check():
+    """The decider keeps a streamed observer's entries: past MAX_ENTRIES of them, or
+    MAX_ENTRY_BYTES, the run refuses more (the replay then blames the submission)."""
+    from grader.observers.recording import RecordingModel
+    run = observation.Observation(observation.REPLAY)
+    model = RecordingModel(None, run)  # kept: the run holds its observers weakly
+    entry = {"observer": 0, "entry": {"forward": {"fed": 1, "cached": 0}}}
+    for _ in range(1000):
+        run.add_entry(entry)
+    big = {"observer": 0, "entry": {"forward": {"fed": 1, "cached": 0, "positions": [0] * 2**17}}}
+    with pytest.raises(ValueError, match="entries"):
+        for _ in range(observation.MAX_ENTRY_BYTES // 2**18 + 2):
+            run.add_entry(big)
+    assert run.entry_bytes > observation.MAX_ENTRY_BYTES and len(model.forwards) < 1000 + 2**7
+    many = observation.Observation(observation.REPLAY)
+    kept = RecordingModel(None, many)  # noqa: F841
+    many.entries = observation.MAX_ENTRIES
+    with pytest.raises(ValueError, match="entries"):
+        many.add_entry(entry)

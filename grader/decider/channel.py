@@ -3,9 +3,11 @@ import json
 import os
 import selectors
 import time
+from collections import deque
 
 STARTUP_TIMEOUT = 60.0  # importing torch and transformers in a fresh process
 MAX_LINE_BYTES = 256 * 2**20  # one record: larger is a flood, not an answer
+WATCH_SECONDS = 0.25  # how often ``watch`` runs while records are awaited or read
 
 
 class RunnerTimeout(Exception):
@@ -16,12 +18,25 @@ class RunnerGone(Exception):
     """The runner closed its channel (it exited, crashed or was killed)."""
 
 
-class Channel:
-    """JSON records from the runner's pipe, one per line, each awaited until ``deadline``."""
+class RunnerOverLimit(RunnerGone):
+    """The runner went past a limit the decider watches; the message says which, worded for
+    the learner."""
 
-    def __init__(self, fd: int):
-        self.fd, self.buffer, self.lines, self.peeked = fd, b"", [], []
+
+class Channel:
+    """JSON records from the runner's pipe, one per line, each awaited until ``deadline``.
+    ``watch()``, if given, runs every WATCH_SECONDS while records are awaited or read, and
+    raises RunnerOverLimit to stop the runner. Each byte is read and searched for the end
+    of its line once, however long the line (linear in what the runner sends)."""
+
+    def __init__(self, fd: int, watch=None):
+        self.fd, self.watch = fd, watch
+        self.partial: list[bytes] = []  # the pieces of the line being read, its end not yet seen
+        self.partial_bytes = 0
+        self.lines: deque[bytes] = deque()
+        self.peeked = []
         self.deadline = time.monotonic() + STARTUP_TIMEOUT
+        self.watched = time.monotonic()
         self.selector = selectors.DefaultSelector()
         self.selector.register(fd, selectors.EVENT_READ)
 
@@ -34,23 +49,42 @@ class Channel:
     def receive(self):
         if self.peeked:
             return self.peeked.pop()
+        self._watch()
         while not self.lines:
             remaining = self.deadline - time.monotonic()
-            if remaining <= 0 or not self.selector.select(remaining):
-                raise RunnerTimeout()
+            if remaining <= 0 or not self.selector.select(min(remaining, WATCH_SECONDS)):
+                if time.monotonic() >= self.deadline:
+                    raise RunnerTimeout()
+                self._watch()
+                continue
             chunk = os.read(self.fd, 1 << 20)
             if not chunk:
                 raise RunnerGone()
-            self.buffer += chunk
-            *lines, self.buffer = self.buffer.split(b"\n")
-            self.lines.extend(lines)
-            if len(self.buffer) > MAX_LINE_BYTES:
-                raise RunnerGone()
-        line = self.lines.pop(0)
+            self._split(chunk)
+        line = self.lines.popleft()
         try:
             return json.loads(line)
         except (ValueError, RecursionError):  # not JSON, or nested deeper than the parser goes
             return {"malformed": line[:120].decode(errors="replace")}
+
+    def _split(self, chunk: bytes) -> None:
+        """The complete lines of ``chunk`` (the first joined to what came before it) queued,
+        its unfinished tail kept; raises RunnerGone past MAX_LINE_BYTES in one line."""
+        *ended, tail = chunk.split(b"\n")
+        if ended:
+            self.lines.append(b"".join([*self.partial, ended[0]]))
+            self.lines.extend(ended[1:])
+            self.partial, self.partial_bytes = [], 0
+        if tail:
+            self.partial.append(tail)
+            self.partial_bytes += len(tail)
+        if self.partial_bytes > MAX_LINE_BYTES:
+            raise RunnerGone()
+
+    def _watch(self) -> None:
+        if self.watch is not None and time.monotonic() - self.watched >= WATCH_SECONDS:
+            self.watched = time.monotonic()
+            self.watch()
 
     def close(self) -> None:
         self.selector.close()

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from grader import exercises, sources
 from grader.decider import sandbox
-from grader.decider.channel import Channel, RunnerGone, RunnerTimeout
+from grader.decider.channel import STARTUP_TIMEOUT, Channel, RunnerGone, RunnerOverLimit, RunnerTimeout
 from grader.decider.reference import reference_sources
 from grader.verdict import ERROR, Verdict, load_error_verdict
 
@@ -151,13 +151,15 @@ class Runner:
         self.impl, self.seeds = impl, seeds
         self.grading, self.import_root, self.sandboxed, self.hidden = grading, import_root, sandboxed, hidden
 
-    def command(self, exercise_ids, write_fd: int) -> list[str]:
+    def command(self, exercise_ids, write_fd: int, seccomp_fd: int | None = None) -> list[str]:
+        """The runner's command line (``-P``: no working folder on its import path), in the
+        sandbox when it is sandboxed, bwrap reading its seccomp filter from ``seccomp_fd``."""
         impl = str(Path(self.impl).resolve()) if self.impl.endswith(".py") else self.impl
         cache = sandbox.compile_cache() if self.sandboxed else None
-        command = [sys.executable, "-m", "grader.runner", "--impl", impl, "--fd", str(write_fd),
+        command = [sys.executable, "-P", "-m", "grader.runner", "--impl", impl, "--fd", str(write_fd),
                    *(["--grading"] if self.grading else []),
                    *(["--import-root", str(self.import_root)] if self.import_root else []),
-                   *(["--sandboxed"] if self.sandboxed else []),
+                   *(["--sandboxed", "--process-limit", str(sandbox.PROCESS_LIMIT)] if self.sandboxed else []),
                    *(["--compile-cache", str(cache[0]), sandbox.NOT_COPIED] if cache else []),
                    *exercise_ids]
         if not self.sandboxed:
@@ -166,7 +168,7 @@ class Runner:
         readable += [self.import_root] if self.import_root else [Path.cwd()]
         course = (sources.ROOT / "grader",) if self.grading else (sources.ROOT,)  # no answer in sight
         return sandbox.wrap(command, readable, self.hidden, chdir=None if self.import_root else Path.cwd(),
-                            cache=cache, course=course)
+                            cache=cache, course=course, grading=self.grading, seccomp_fd=seccomp_fd)
 
     def decide(self, exercise_ids, timeout, started=lambda: None, withheld=()):
         """The verdicts decided on one runner's records, each with where its replay did not
@@ -174,10 +176,17 @@ class Runner:
         the runner has started, before its first record is read; grading, the reference it
         gets withholds the names of the exercises ``withheld``."""
         read_fd, write_fd = os.pipe()
-        with tempfile.TemporaryFile(prefix="grader-output-") as output:
-            process = subprocess.Popen(self.command(exercise_ids, write_fd), pass_fds=(write_fd,),
+        program = sandbox.setsid_filter() if self.sandboxed else None
+        with tempfile.TemporaryFile(prefix="grader-output-") as output, \
+                tempfile.TemporaryFile(prefix="grader-seccomp-") as seccomp:
+            seccomp.write(program or b"")
+            seccomp.seek(0)
+            seccomp_fd = seccomp.fileno() if program else None
+            launched = time.monotonic()  # the runner's clock: its start-up counts (_records_decided)
+            process = subprocess.Popen(self.command(exercise_ids, write_fd, seccomp_fd),
+                                       pass_fds=(write_fd, *([seccomp_fd] if program else [])),
                                        stdin=subprocess.PIPE, stdout=output, stderr=output,
-                                       start_new_session=True, env=sandbox.runner_environment(),
+                                       start_new_session=True, env=sandbox.runner_environment(self.grading),
                                        cwd=None if self.sandboxed else self.import_root,
                                        preexec_fn=_die_with_parent)
             os.close(write_fd)
@@ -190,8 +199,9 @@ class Runner:
             except OSError:  # it ended already: its channel says so
                 pass
             started()
-            yield from _records_decided(process, Channel(read_fd), exercise_ids, self.seeds,
-                                        timeout, Output(output.fileno()))
+            watch = sandbox.process_watch(process.pid) if self.sandboxed else None
+            yield from _records_decided(process, Channel(read_fd, watch), exercise_ids, self.seeds,
+                                        timeout, Output(output.fileno()), launched)
 
     def rechecked(self, verdict: Verdict, mismatch: str, timeout) -> Verdict:
         """``verdict``, whose replay did not match this runner's records (``mismatch``), once
@@ -256,9 +266,12 @@ def _offset(record, key: str, value: str) -> int | None:
     return at if type(at) is int and 0 <= at < 2**62 else None
 
 
-def _records_decided(process, channel, exercise_ids, seeds, timeout, output: Output):
+def _records_decided(process, channel, exercise_ids, seeds, timeout, output: Output, launched: float):
     """The verdicts decided on ``process``'s records, one per exercise until it stops, each
-    with where its replay did not match them (``_decide``)."""
+    with where its replay did not match them (``_decide``). The clock starts at ``launched``
+    (``time.monotonic()`` when the runner was started): the first check ends at most
+    STARTUP_TIMEOUT plus its limit after it, each later one its limit after the last ended,
+    whenever the runner says it starts."""
     try:
         for exercise_id in list(exercise_ids):  # the caller removes each one decided
             exercise, seed = exercises.get(exercise_id), seeds[exercise_id]
@@ -270,9 +283,13 @@ def _records_decided(process, channel, exercise_ids, seeds, timeout, output: Out
                     yield _verdict(exercise_id, seed, started, output.head(), "the process "
                                    "running your code did not start the check it was asked for."), None
                     return
-                started = time.monotonic()  # the runner's start-up has its own limit
-                channel.deadline = started + limit
+                channel.deadline = min(time.monotonic(), launched + STARTUP_TIMEOUT) + limit
+                started = time.monotonic()
                 verdict, mismatch = _decide(exercise, seed, channel)
+            except RunnerOverLimit as exc:
+                _kill(process)
+                yield _verdict(exercise_id, seed, started, output.head(at), f"{exc}."), None
+                return
             except RunnerTimeout:
                 yield _verdict(exercise_id, seed, started, output.head(at), f"the check of "
                                f"{exercise_id} did not finish within {limit:.0f} s, so it was "
@@ -293,6 +310,7 @@ def _records_decided(process, channel, exercise_ids, seeds, timeout, output: Out
                 return
             verdict.seconds = time.monotonic() - started
             end = _end(channel, exercise_id, verdict.seconds)
+            launched = time.monotonic() - STARTUP_TIMEOUT  # the next check's clock starts now
             verdict.output = output.head(at, _offset(end, "end", exercise_id) if end else None)
             verdict.reference_opened = _paths(end.get("reference_opened")) if end else []
             if end is None:  # the runner is elsewhere in the check: the rest go to a new one

@@ -35,6 +35,8 @@ import weakref
 from contextlib import contextmanager
 
 DIRECT, RECORD, REPLAY = "direct", "record", "replay"
+MAX_ENTRIES = 100_000  # streamed entries one check run takes: the reference's most, 1,972 (tree_generate)
+MAX_ENTRY_BYTES = 16 * 2**20  # and their JSON: the reference's most, 363 KB (tree_generate)
 
 
 class Observation:
@@ -46,6 +48,7 @@ class Observation:
         self.in_call = False
         self.observers: list[weakref.ref] = []  # in creation order: an observer's index is its name
         self.sent: dict[int, str] = {}  # index -> the state last sent or restored, as JSON
+        self.entries, self.entry_bytes = 0, 0  # taken by ``add_entry``
 
     def register(self, observer: "Observer") -> int:
         """Number ``observer``, the next one this run's check created."""
@@ -91,7 +94,13 @@ class Observation:
             self.sent[int(key)] = json.dumps(state, sort_keys=True)
 
     def add_entry(self, message: dict) -> None:
-        """Give the decider's streamed observer the entry the runner sent."""
+        """Give the decider's streamed observer the entry the runner sent; ValueError past
+        MAX_ENTRIES entries or MAX_ENTRY_BYTES of them in this run (the decider keeps them)."""
+        self.entries += 1
+        self.entry_bytes += len(json.dumps(message, separators=(",", ":")))
+        if self.entries > MAX_ENTRIES or self.entry_bytes > MAX_ENTRY_BYTES:
+            raise ValueError(f"more than {MAX_ENTRIES} entries or {MAX_ENTRY_BYTES // 2**20} MB of them in "
+                             "one check, far more than any correct code makes")
         observer = self._observer(message["observer"])
         if not observer.streamed:
             raise ValueError(f"an entry for observer {message['observer']}, which sends no entries")

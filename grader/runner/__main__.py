@@ -9,8 +9,10 @@ import sys
 import warnings
 
 OUTPUT_LIMIT_BYTES = 32 * 2**20  # a flood of prints fails the write instead of filling the disk
-MEMORY_LIMIT_BYTES = 8 * 2**30  # writable memory (RLIMIT_DATA): torch, the models, the learner's tensors
-PROCESS_LIMIT = 256  # processes and threads, counted inside the sandbox's user namespace
+# memory of each process: its address space in the sandbox (RLIMIT_AS, which counts shared mappings;
+# the reference's runners peak at 1.28 GB, static_cache's compile included), its writable memory
+# outside (RLIMIT_DATA: CUDA's address-space reservations, visible there, would pass any AS limit)
+MEMORY_LIMIT_BYTES = 8 * 2**30
 OPEN_FILES_LIMIT = 1024
 CACHE_COPY = "/tmp/torchinductor"  # in the sandbox: the runner's own copy of the compile cache
 SETUP_BYTES = 2**21  # the decider's one line on standard input (seeds, the reference's sources)
@@ -26,15 +28,19 @@ def main():
     parser.add_argument("--import-root", default=None,
                         help="import the implementation from this folder before anywhere else")
     parser.add_argument("--sandboxed", action="store_true",
-                        help="also limit the processes (counted per user namespace: only in the sandbox)")
+                        help="limit the address space, not only the writable memory (no GPU is visible)")
+    parser.add_argument("--process-limit", type=int, default=None,
+                        help="in the sandbox: its processes and threads (counted per user namespace)")
     parser.add_argument("--compile-cache", nargs=2, default=None, metavar=("FOLDER", "LEFT_OUT"),
                         help="in the sandbox: the grading user's compile cache, read-only, to copy "
                              "but for its folders named LEFT_OUT")
     parser.add_argument("exercises", nargs="+")
     args = parser.parse_args()
+    from grader import sources
+    sources.course_alone()  # started with -P: nothing of the working folder's; this stops a PYTHONPATH's
     if args.compile_cache:  # before torch is imported, and before the limits (its files may be large)
         copy_compile_cache(*args.compile_cache)
-    limit_resources(args.sandboxed)  # before anything else runs: hard limits stay lowered
+    limit_resources(args.sandboxed, args.process_limit)  # before anything else runs: hard limits stay lowered
     setup = json.loads(sys.stdin.buffer.readline(SETUP_BYTES))  # never on the command line
     seeds = setup["seeds"]
     sys.stdin.close()
@@ -83,15 +89,18 @@ def copy_compile_cache(folder: str, left_out: str) -> None:
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = CACHE_COPY
 
 
-def limit_resources(sandboxed: bool) -> None:
+def limit_resources(sandboxed: bool, processes: int | None) -> None:
     """Hard limits, which the learner's code cannot raise again: the size of any file it
-    writes (its output included), its writable memory, its open files, no core dumps, and,
-    in the sandbox, its processes."""
+    writes (its output included), its memory (``MEMORY_LIMIT_BYTES``), its open files, no
+    core dumps, and ``processes`` (processes and threads, given in the sandbox, where they
+    are counted per user namespace; the kernel never stops root's, so the decider counts
+    them too: grader/decider/sandbox.py)."""
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an over-long write fails with EFBIG instead
-    limits = [(resource.RLIMIT_FSIZE, OUTPUT_LIMIT_BYTES), (resource.RLIMIT_DATA, MEMORY_LIMIT_BYTES),
+    memory = resource.RLIMIT_AS if sandboxed else resource.RLIMIT_DATA
+    limits = [(resource.RLIMIT_FSIZE, OUTPUT_LIMIT_BYTES), (memory, MEMORY_LIMIT_BYTES),
               (resource.RLIMIT_NOFILE, OPEN_FILES_LIMIT), (resource.RLIMIT_CORE, 0)]
-    if sandboxed:
-        limits.append((resource.RLIMIT_NPROC, PROCESS_LIMIT))
+    if processes is not None:
+        limits.append((resource.RLIMIT_NPROC, processes))
     for kind, value in limits:
         soft, hard = resource.getrlimit(kind)
         value = value if hard == resource.RLIM_INFINITY else min(value, hard)
