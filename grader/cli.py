@@ -51,16 +51,26 @@ def build_parser() -> argparse.ArgumentParser:
                               "folder of submissions")
     grading.add_argument("--exercises", nargs="+", default=None, metavar="EXERCISE",
                          help="the exercises to grade (default: all)")
-    grading.add_argument("--seed", type=int, default=DEFAULT_SEED,
-                         help="the instructor's seed (keep it private: it fixes every draw)")
+    grading.add_argument("--secret-file", type=Path, default=None, metavar="FILE",
+                         help="the grading secret every seed is derived from (HMAC): read from FILE "
+                              "where it exists, else drawn and kept there (mode 0600). Default: drawn, "
+                              "and kept beside the outputs; the path is printed")
+    grading.add_argument("--config", type=Path, default=None, metavar="TOML",
+                         help="points per exercise and partial credit (docs/grading.md); default: 1 "
+                              "point each, shared by exercises that grade one function, partial credit")
     grading.add_argument("--jobs", type=int, default=1, help="submissions graded at once")
     grading.add_argument("--timeout", type=float, default=None, help="seconds allowed per check")
     grading.add_argument("--no-sandbox", action="store_true",
                          help="grade where no sandbox can run (each submission's code then runs as "
                               "you, with your files); said in the table, CSV and results.json")
-    grading.add_argument("--csv", type=Path, default=None, help="write submission × exercise rows here")
+    grading.add_argument("--csv", type=Path, default=None,
+                         help="the long CSV: one row per submission and exercise (merged into the file there)")
+    grading.add_argument("--gradebook", type=Path, default=None,
+                         help="the wide CSV: one row per student, points per exercise, total, seed (merged)")
+    grading.add_argument("--summary", type=Path, default=None, help="write the class summary here")
     grading.add_argument("--gradescope", type=Path, default=None,
-                         help="write Gradescope's results.json here (a folder for several submissions)")
+                         help="Gradescope's results.json: this file where it ends in .json (one "
+                              "submission), else a folder of <submission>/results.json")
 
     listing = commands.add_parser("list", help="every exercise with its status")
     listing.add_argument("--impl", default=DEFAULT_IMPL)
@@ -273,8 +283,11 @@ def check(parser: argparse.ArgumentParser, args) -> int:
 
 
 def grade(parser: argparse.ArgumentParser, args) -> int:
+    from dataclasses import replace
+
     from grader import grade as grading
-    from grader import gradebook
+    from grader.gradebook import outputs, report, roster, scoring
+    from grader.release.secret import SecretError
 
     # `--exercises a b DIR` takes DIR as an exercise: give paths back to the submissions
     while args.exercises and args.exercises[-1] not in exercises.BY_ID and Path(args.exercises[-1]).exists():
@@ -286,35 +299,54 @@ def grade(parser: argparse.ArgumentParser, args) -> int:
     if args.jobs < 1 or (args.timeout is not None and args.timeout <= 0):
         parser.error("--jobs and --timeout must be positive")
     try:
-        found = grading.submissions(args.submissions)
+        found, refused = grading.submissions(args.submissions)
     except grading.SubmissionError as exc:
         parser.error(str(exc))
-    if args.gradescope and len(found) > 1 and args.gradescope.is_file():
-        parser.error("--gradescope: several submissions need a folder, one results.json each")
+    for why in refused:  # the others are graded
+        print(f"✘ {why}", file=sys.stderr)
+    if not found:
+        parser.error("no submission is left to grade (each one named was refused, as said above)")
+    if args.gradescope and args.gradescope.suffix == ".json" and not args.gradescope.is_dir() and len(found) > 1:
+        parser.error(f"--gradescope {args.gradescope} names one results.json; {len(found)} submissions need "
+                     "a folder, one <submission>/results.json each")
+    selected = args.exercises or [e.id for e in exercises.EXERCISES]
+    try:
+        points = scoring.load(args.config, selected)
+        secret, drawn = outputs.grading_secret(args.secret_file)
+    except (scoring.ConfigError, SecretError) as exc:
+        parser.error(str(exc))
     why_not = sandbox.unavailable()
     if why_not and not args.no_sandbox:
         parser.error(f"the sandbox cannot run here ({why_not}), and grading for credit needs it: "
                      "a submission's code would run as you, with your files and the other "
                      "submissions. Install bubblewrap (see the README), or pass --no-sandbox to "
                      "grade anyway (the table, CSV and results.json then say so)")
-    selected = args.exercises or [e.id for e in exercises.EXERCISES]
     sandboxed = not args.no_sandbox
 
-    def decided(row) -> None:
-        print(f"graded {row.submission}: {sum(v.passed for v in row.verdicts)} of "
-              f"{len(row.verdicts)} checks passed", flush=True)
+    def decided(row) -> None:  # its key is printable (grade.submissions)
+        print(f"graded {row.submission}: {sum(v.passed for v in row.verdicts)} of {len(row.verdicts)} checks "
+              f"passed, {sum(points.earned(v) for v in row.verdicts):g} of {sum(points.points.values()):g} "
+              "points", flush=True)
 
     try:
-        rows = grading.grade(found, selected, args.seed, args.jobs, args.timeout, sandboxed, decided)
+        rows = grading.grade(found, selected, secret, args.jobs, args.timeout, sandboxed, decided)
     except GraderFilesChanged as exc:
         print(f"✘ {exc}", file=sys.stderr)
         return 1
-    print(gradebook.table(rows, sandboxed))
-    if args.csv:
-        gradebook.write_csv(rows, args.csv, sandboxed)
-    if args.gradescope:
-        gradebook.write_gradescope(rows, args.gradescope, sandboxed)
-    return 0
+    rows = [replace(row, seed=grading.submission_seed(secret, row.submission),
+                    student=roster.student(found[row.submission])) for row in rows]
+    print(report.table(rows, points, sandboxed))
+    print(f"\n{report.summary(rows, points, refused)}")
+    written = outputs.Outputs(args.csv, args.gradebook, args.summary, args.gradescope)
+    failures = outputs.write(rows, refused, points, sandboxed, written)
+    try:
+        print(outputs.keep(secret, args.secret_file, written) if drawn else
+              f"Seeds derived from the grading secret in {args.secret_file}.")
+    except SecretError as exc:
+        failures.append(str(exc))
+    for failure in failures:
+        print(f"✘ {failure}", file=sys.stderr)
+    return 1 if refused or failures else 0
 
 
 def demo_unfinished(args) -> str:

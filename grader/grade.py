@@ -6,13 +6,14 @@ decider process of its own, ``jobs`` at a time, which copies it (plain files onl
 limits) to a private folder removed afterwards; its runners import that copy's ``lessons``
 in the sandbox, which hides every submission's original, behind the reference's gate (the
 exercise being graded must be the learner's own: grader/runner/reference.py). Each
-submission's draws come from seeds derived from the instructor's, per submission and
-exercise (``submission_seeds``): the private seed never reaches a runner. A decider that
+submission's draws come from seeds derived from the instructor's secret with HMAC, per
+submission and exercise (``submission_seeds``): the secret never reaches a runner nor an output. A decider that
 ends early, fails, or misses its deadline (``row_deadline``) costs only its own row. The
-table, CSV and results.json (grader/gradebook.py) are written by this process after every
+table, CSVs and results.json (grader/gradebook/) are written by this process after every
 sandbox is gone.
 """
 import hashlib
+import hmac
 import multiprocessing
 import os
 import shutil
@@ -21,14 +22,14 @@ import subprocess
 import tempfile
 import zipfile
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import exercises
 from grader.decider import GraderFilesChanged, run_isolated, sandbox
 from grader.decider.channel import STARTUP_TIMEOUT
 from grader.decider.run import END_MARGIN
-from grader.verdict import ERROR, Verdict
+from grader.verdict import ERROR, Verdict, printable
 
 MAX_FILES = 2000  # a submission's files copied at most
 MAX_BYTES = 64 * 2**20  # and their bytes
@@ -41,28 +42,73 @@ class SubmissionError(ValueError):
 
 @dataclass
 class Row:
-    submission: str
+    submission: str  # its key: the file name, ``.zip`` left out (``submissions``)
     verdicts: list[Verdict]
+    seed: int | None = None  # the submission's seed (``submission_seed``), where the grader set it
+    student: dict[str, str] = field(default_factory=dict)  # id, name, email from Gradescope's metadata
 
 
-def submissions(paths: list[str]) -> dict[str, Path]:
-    """{name: path} of the submissions ``paths`` name: each a submission itself (a zip, or
-    a folder with ``lessons/`` at its top), or a folder whose entries (folders and zips)
-    are submissions, their ``lessons/`` at their top or one level down."""
-    found: dict[str, Path] = {}
+RESERVED = ("results.json",)  # keys that name what grading writes in a --gradescope folder
+MAX_KEY = 200  # characters of a key: a folder of that name is written under --gradescope
+
+
+def submissions(paths: list[str]) -> tuple[dict[str, Path], list[str]]:
+    """({key: path}, refused) for the submissions ``paths`` name: each a submission itself (a
+    zip, or a folder with ``lessons/`` at its top), or a folder whose entries (folders and
+    zips) are submissions, their ``lessons/`` at their top or one level down. A key is the
+    file's full name (a zip's less ``.zip``), made printable: ``jane.doe`` and ``jane.zzz`` are
+    two. ``refused`` says, one message each, which were not taken and why: a hidden, reserved
+    or too long name (``.``, ``..``, ``..zip``, ``results.json.zip``), or two that share a key
+    (``alice/`` beside ``alice.zip``); the others are graded. Raises SubmissionError for a path
+    that is missing or holds no submission."""
+    named: dict[str, set[Path]] = {}
     for text in paths:
         path = Path(text)
         if not path.exists():
-            raise SubmissionError(f"no file or folder at {text!r}; expected a submission (a folder "
-                                  "holding lessons/, or a zip of one) or a folder of submissions")
-        if path.suffix == ".zip" or (path / "lessons" / "__init__.py").is_file():
-            found[path.stem] = path
-            continue
-        entries = sorted(p for p in path.iterdir() if p.is_dir() or p.suffix == ".zip")
-        if not entries:
-            raise SubmissionError(f"{text!r} holds no lessons/ package and no submissions")
-        found.update((entry.stem, entry) for entry in entries)
-    return found
+            raise SubmissionError(f"no file or folder at {printable(text, 300, True)!r}; expected a "
+                                  "submission (a folder holding lessons/, or a zip of one) or a folder "
+                                  "of submissions")
+        if _is_zip(path) or (path / "lessons" / "__init__.py").is_file():
+            entries = [Path(os.path.abspath(path))]  # `grader grade .` names the folder it is in
+        else:
+            entries = sorted(p for p in path.iterdir() if p.is_dir() or _is_zip(p))
+            if not entries:
+                raise SubmissionError(f"{printable(text, 300, True)!r} holds no lessons/ package "
+                                      "and no submissions (folders, or zips)")
+        for entry in entries:
+            named.setdefault(_key(entry), set()).add(Path(os.path.abspath(entry)))
+    found, refused = {}, []
+    for key, same in named.items():
+        why = _refused_key(key) or (len(same) > 1 and f"they share the key {key!r}, and two submissions "
+                                                      "of one name are an error: rename one")
+        if why:
+            shown = " and ".join(repr(printable(str(p), 300, True)) for p in sorted(same))
+            refused.append(f"{shown}: not graded, {why}.")
+        else:
+            found[key] = same.pop()
+    return found, refused
+
+
+def _is_zip(path: Path) -> bool:
+    return path.suffix.lower() == ".zip" and path.is_file()
+
+
+def _key(path: Path) -> str:
+    """A submission's key: its file name, a zip's less ``.zip``, each unprintable character escaped."""
+    return printable(path.name[:-4] if _is_zip(path) else path.name, one_line=True)
+
+
+def _refused_key(key: str) -> str:
+    """Why ``key`` cannot name a submission's row and results folder, or ""."""
+    if not key or key.startswith("."):
+        return (f"its name {key!r} is empty or begins with '.' (a hidden file, or '.' or '..' once "
+                "'.zip' is left out, which would write beside or above the output folder); rename it "
+                "if it is a submission")
+    if key in RESERVED:
+        return f"its name {key!r} is what grading writes (results.json): rename it"
+    if len(key) > MAX_KEY:
+        return f"its name is longer than {MAX_KEY} characters"
+    return ""
 
 
 def lessons_root(path: Path) -> Path | None:
@@ -123,7 +169,7 @@ class _Budget:
                                   "the lessons/ folder alone")
 
 
-def grade_one(name: str, path: Path, exercise_ids: list[str], seed: int, timeout: float | None,
+def grade_one(name: str, path: Path, exercise_ids: list[str], seed: bytes, timeout: float | None,
               workdir: Path, sandboxed: bool, hidden: tuple[Path, ...]) -> Row:
     """One submission's verdicts, decided in this process from a copy of it in ``workdir``."""
     # torch names its compile cache after the temporary folder the first time it needs one:
@@ -145,24 +191,41 @@ def grade_one(name: str, path: Path, exercise_ids: list[str], seed: int, timeout
     return Row(name, verdicts)
 
 
-def submission_seeds(seed: int, name: str, exercise_ids: list[str]) -> dict[str, int]:
-    """{exercise id: seed} for one submission, derived from the instructor's ``seed``: each
-    verdict shows its own (``grader check EXERCISE --seed N`` redraws it), and neither it nor
-    the runner's seeds tell the private one or another submission's."""
-    return {e: int.from_bytes(hashlib.sha256(f"{seed}/{name}/{e}".encode()).digest()[:4], "little")
-            for e in exercise_ids}
+def submission_seed(secret: bytes, name: str) -> int:
+    """A submission's seed (63 bits): HMAC-SHA256 of its key under the instructor's secret
+    (grader/release/secret.py), so that it tells nothing of the secret nor of another
+    submission's seed. The gradebook shows it; ``exercise_seed`` turns it into each verdict's."""
+    if len(secret) < 16:  # a short key is the brute-forced seed of old: never accept one
+        raise ValueError("the grading secret must be at least 16 bytes (128 bits)")
+    digest = hmac.new(secret, b"submission\0" + name.encode("utf-8", "surrogatepass"), "sha256").digest()
+    return int.from_bytes(digest[:8], "little") >> 1
+
+
+def exercise_seed(submission: int, exercise: str) -> int:
+    """The seed of one exercise's draws (32 bits), from its submission's seed: the verdict
+    prints it, and ``grader check EXERCISE --seed N`` redraws the same values. It tells nothing
+    of the submission's seed (2^63 candidates) nor of the secret behind it."""
+    return int.from_bytes(hashlib.sha256(f"{submission}/{exercise}".encode()).digest()[:4], "little")
+
+
+def submission_seeds(secret: bytes, name: str, exercise_ids: list[str]) -> dict[str, int]:
+    """{exercise id: seed} for one submission, derived from the instructor's ``secret``
+    (``submission_seed``, then ``exercise_seed``)."""
+    seed = submission_seed(secret, name)
+    return {e: exercise_seed(seed, e) for e in exercise_ids}
 
 
 def row_deadline(exercise_ids: list[str], timeout: float | None) -> float:
     """Seconds a submission's decider may take at most: its copy, then each check's limit
-    with a runner's start-up and end, twice (each exercise may need a runner of its own,
-    and one more when it used a reference step its first runner withheld)."""
+    with a runner's start-up and end, twice (each exercise has a runner of its own, and one
+    more when its replay did not match the runner's records: ``Runner.rechecked``)."""
     return COPY_SECONDS + 2 * sum((timeout or exercises.get(e).time_limit) + STARTUP_TIMEOUT + END_MARGIN
                                   for e in exercise_ids)
 
 
-def _error_row(name: str, exercise_ids: list[str], seed: int, summary: str) -> Row:
-    return Row(name, [Verdict(e, ERROR, summary, seed) for e in exercise_ids])
+def _error_row(name: str, exercise_ids: list[str], seed: bytes, summary: str) -> Row:
+    seeds = submission_seeds(seed, name, exercise_ids)  # the secret itself is never shown
+    return Row(name, [Verdict(e, ERROR, summary, seeds[e]) for e in exercise_ids])
 
 
 def _decided_apart(name, path, exercise_ids, seed, timeout, sandboxed, hidden) -> Row:
@@ -235,7 +298,7 @@ def remove_tree(path: Path) -> None:
         pass
 
 
-def grade(found: dict[str, Path], exercise_ids: list[str], seed: int, jobs: int,
+def grade(found: dict[str, Path], exercise_ids: list[str], seed: bytes, jobs: int,
           timeout: float | None = None, sandboxed: bool = True, on_row=None) -> list[Row]:
     """The rows of the submissions ``found`` ({name: path}), in that order; ``on_row(row)``
     as each is decided. Every runner's sandbox hides every submission's original. Raises
@@ -259,7 +322,7 @@ def grade(found: dict[str, Path], exercise_ids: list[str], seed: int, jobs: int,
     return [rows[name] for name in found]
 
 
-def _row(future, name: str, exercise_ids: list[str], seed: int) -> Row:
+def _row(future, name: str, exercise_ids: list[str], seed: bytes) -> Row:
     """A decided submission's row; an error row if its grading raised anything but a changed
     course file (which stops the class)."""
     try:

@@ -1,6 +1,7 @@
 """What a check concludes, and how it is shown: plain text, JSON and HTML."""
 import html
 import json
+import re
 from dataclasses import asdict, dataclass, field
 
 PASSED = "passed"
@@ -13,6 +14,14 @@ SYMBOLS = {PASSED: "✔", FAILED: "✘", NOT_STARTED: "·", NOT_DEFINED: "?", ER
 COLOURS = {PASSED: "#1a7f37", FAILED: "#cf222e", ERROR: "#cf222e", NOT_STARTED: "#6e7781",
            NOT_DEFINED: "#9a6700"}
 SHOWN_FINDINGS = 3
+TEXT_LIMIT = 64_000  # characters of a verdict's whole text: every field of it may come from a runner
+# What a terminal or a spreadsheet would act on rather than show: C0 and C1 control characters
+# (escape codes among them), the bidirectional overrides that reorder a line as it is shown,
+# line and paragraph separators, and lone surrogates (no encoder writes them).
+UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e"
+                         "\u2066-\u2069\ud800-\udfff]")
+UNPRINTABLE_IN_LINE = re.compile(f"{UNPRINTABLE.pattern}|[\n\t]")  # a cell, a name: one line each
+CUT_NOTE = 48  # characters kept free for the note that says how much was cut
 Hint = str | tuple[str, ...]  # a hint, or its levels: the idea first, then closer to the code
 
 
@@ -35,6 +44,18 @@ LAW = "law"  # statistical: draws tested against their exact law (a p-value, Hol
 SUPPORT = "support"  # statistical, failed outright: an outcome of probability 0 under the law occurred
 KINDS = (VALUE, OBSERVED, LAW, SUPPORT)
 STATISTICAL = (LAW, SUPPORT)
+
+
+def printable(text: str, limit: int | None = None, one_line: bool = False) -> str:
+    """``text`` safe to print or write: each UNPRINTABLE character (and, ``one_line``, each
+    newline and tab) written as its Python escape (``\\x1b``, ``\\ud800``), then cut to ``limit``
+    characters, saying how many were cut. Text from a runner or a file name is hostile: this
+    runs on it before any of it is shown."""
+    text = (UNPRINTABLE_IN_LINE if one_line else UNPRINTABLE).sub(lambda m: ascii(m.group())[1:-1], str(text))
+    if limit is not None and len(text) > limit:
+        kept = max(0, limit - CUT_NOTE)
+        text = f"{text[:kept]} … ({len(text) - kept} more characters cut)"
+    return text
 
 
 def property_text(name: str, case: str = "") -> str:
@@ -163,6 +184,8 @@ def format_text(verdict: Verdict, verbose: bool = False, timing: bool = True, hi
     findings = verdict.findings if verbose else verdict.findings[:SHOWN_FINDINGS]
     previous_case, hinted, deeper = "", {}, False  # hint -> the first property shown with it
     for finding in findings:
+        if sum(map(len, lines)) > TEXT_LIMIT:  # a runner may send megabytes of findings: all cut below
+            break
         name, case = finding.name, finding.case
         shown = f"{name} (same case)" if case and case == previous_case else finding.property
         previous_case = case
@@ -198,7 +221,7 @@ def format_text(verdict: Verdict, verbose: bool = False, timing: bool = True, hi
                      f"the process running your code: {listed(verdict.observed)}")
     if verbose and verdict.traceback:
         lines.append(verdict.traceback.rstrip())
-    return "\n".join(lines)
+    return printable("\n".join(lines), TEXT_LIMIT)
 
 
 def power_statement(detectable: list[tuple[str, float]]) -> str:

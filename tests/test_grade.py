@@ -1,18 +1,31 @@
-"""`grader grade` over a class folder: a correct, a buggy, a hostile (zipped) and a
-not-started submission, and one that imports the reference; the table, the CSV and
-Gradescope's results.json; the learners' files untouched."""
+"""`grader grade` over a class folder, graded once for the module (``graded_class``): a correct
+and a buggy submission whose names differ after their first dot, a hostile one (zipped), a
+not-started one whose name holds an escape code, one that imports the reference, and names
+that are refused; the table, the summary, both CSVs, Gradescope's results.json, the secret,
+a regrade merged into them; the learners' files untouched. The writers themselves are tested
+on hand-made verdicts in tests/test_gradebook.py."""
 import csv
 import hashlib
 import json
 import re
+import shutil
+import stat
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
+from grader import grade
 from grader.decider import sandbox
+from grader.release import secret
 from tests.conftest import ROOT, run_grader, shipped_lessons
 
 EXERCISES = ["processors", "max_fn"]
 SANDBOX = [] if not sandbox.unavailable() else ["--no-sandbox"]  # grade needs it, or to be told
+DAVE = "dave\x1b[2J"  # a name that would clear the instructor's terminal
+NAMES = {"jane.doe", "jane.zzz", "carol", "dave\\x1b[2J", "erin"}  # as printed: the escape code escaped
+METADATA = {"id": 77, "users": [{"name": "Jane Doe", "email": "jane@example.org", "id": 5, "sid": "S-42"}]}
 
 
 def finished_lessons() -> dict[str, str]:
@@ -29,21 +42,29 @@ def write_submission(folder: Path, files: dict[str, str]) -> None:
         (folder / "lessons" / name).write_text(text)
 
 
+def buggy_lessons() -> dict[str, str]:
+    done = finished_lessons()
+    return dict(done, **{"residual.py": done["residual.py"].replace("x.clamp(min=0)", "x")})  # no clamp
+
+
 def class_folder(root: Path) -> Path:
     submissions = root / "class"
     done = finished_lessons()
-    write_submission(submissions / "alice", done)  # correct
-    buggy = dict(done, **{"residual.py": done["residual.py"].replace("x.clamp(min=0)", "x")})
-    write_submission(submissions / "bob", buggy)  # max_fn without the clamp
+    write_submission(submissions / "jane.doe", done)  # correct
+    (submissions / "jane.doe" / "submission_metadata.json").write_text(json.dumps(METADATA))
+    write_submission(submissions / "jane.zzz", buggy_lessons())  # max_fn without the clamp
     hostile = dict(done, **{"residual.py": (ROOT / "tests/hostile/forges_verdict_pipe.py").read_text()})
     write_submission(root / "carol", hostile)  # forges a verdict; handed in as a zip
     with zipfile.ZipFile(submissions / "carol.zip", "w") as archive:
         for path in (root / "carol").rglob("*.py"):
             archive.write(path, path.relative_to(root / "carol"))
     stubs = shipped_lessons()
-    write_submission(submissions / "dave", stubs)  # not started
+    write_submission(submissions / DAVE, stubs)  # not started
     copied = dict(stubs, **{"residual.py": "from solutions.residual import max_fn  # noqa: F401\n"})
     write_submission(submissions / "erin", copied)  # the reference, imported
+    write_submission(submissions / "alice", done)  # alice/ beside alice.zip: neither is graded
+    for refused in ("alice.zip", "..zip", "results.json.zip"):
+        (submissions / refused).write_bytes((submissions / "carol.zip").read_bytes())
     return submissions
 
 
@@ -51,52 +72,117 @@ def fingerprint(folder: Path) -> str:
     return hashlib.sha256(b"".join(p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file())).hexdigest()
 
 
-def test_grade_a_class(tmp_path):
-    submissions = class_folder(tmp_path)
-    before = fingerprint(submissions)
-    out_csv, gradescope = tmp_path / "grades.csv", tmp_path / "gradescope"
-    result = run_grader("grade", "--exercises", *EXERCISES, str(submissions), "--jobs", "2",
-                        "--seed", "7", "--csv", str(out_csv), "--gradescope", str(gradescope), *SANDBOX)
-    assert result.returncode == 0, result.stdout + result.stderr
-    names = {"alice", "bob", "carol", "dave", "erin"}
-    table = {line.split()[0]: line for line in result.stdout.splitlines()
-             if line.split()[:1] and line.split()[0] in names}
-    assert set(table) == names, result.stdout
-    assert ("graded in the sandbox" if not SANDBOX else "WITHOUT a sandbox") in result.stdout
-    assert table["alice"].split()[-1] == "2/2"
-    assert table["bob"].split()[-1] == "1/2" and "failed" in table["bob"]
-    assert table["carol"].split()[-1] == "1/2" and "error" in table["carol"]
-    assert table["dave"].split()[-1] == "0/2" and "not started" in table["dave"]
+@dataclass
+class Graded:
+    submissions: Path
+    before: str  # the class folder's fingerprint before grading
+    result: object  # the CompletedProcess of `grader grade`
+    out: Path  # holds grades.csv, gradebook.csv, summary.txt, gradescope/, class.secret
 
-    rows = {(r["submission"], r["exercise"]): r for r in csv.DictReader(out_csv.open())}
+    def outputs(self, out: Path | None = None) -> list[str]:
+        out = out or self.out
+        return ["--csv", str(out / "grades.csv"), "--gradebook", str(out / "gradebook.csv"),
+                "--summary", str(out / "summary.txt"), "--gradescope", str(out / "gradescope"),
+                "--secret-file", str(out / "class.secret"), *SANDBOX]
+
+    def long(self, out: Path | None = None) -> dict:
+        return {(r["submission"], r["exercise"]): r for r in csv.DictReader(((out or self.out) / "grades.csv").open())}
+
+    def wide(self, out: Path | None = None) -> dict:
+        return {r["submission"]: r for r in csv.DictReader(((out or self.out) / "gradebook.csv").open())}
+
+
+@pytest.fixture(scope="module")
+def graded_class(tmp_path_factory) -> Graded:
+    root = tmp_path_factory.mktemp("grade")
+    submissions = class_folder(root)
+    graded = Graded(submissions, fingerprint(submissions), None, root / "out")
+    graded.result = run_grader("grade", "--exercises", *EXERCISES, str(submissions), "--jobs", "2",
+                               *graded.outputs())
+    return graded
+
+
+def test_grade_a_class(graded_class):
+    result = graded_class.result
+    assert result.returncode == 1, result.stdout + result.stderr  # some names were refused; the rest graded
+    table = {line.split()[0]: line for line in result.stdout.splitlines()
+             if line.split()[:1] and line.split()[0] in NAMES}
+    assert set(table) == NAMES, result.stdout
+    assert ("graded in the sandbox" if not SANDBOX else "WITHOUT a sandbox") in result.stdout
+    assert "\x1b" not in result.stdout + result.stderr  # the escape code is shown, never sent
+    assert table["jane.doe"].split()[-2:] == ["2/2", "2/2"]
+    assert table["jane.zzz"].split()[-2] == "1/2" and "failed" in table["jane.zzz"]
+    assert table["carol"].split()[-2] == "1/2" and "error" in table["carol"]
+    assert table["dave\\x1b[2J"].split()[-2:] == ["0/2", "0/2"] and "not started" in table["dave\\x1b[2J"]
+    for refused in ("alice", "alice.zip", "..zip", "results.json.zip"):
+        assert f"{refused}'" in result.stderr, result.stderr
+    assert "two submissions of one name are an error" in result.stderr
+
+    rows = graded_class.long()
     assert len(rows) == 10
-    assert rows[("alice", "max_fn")]["status"] == "passed"
-    assert rows[("bob", "max_fn")]["status"] == "failed" and int(rows[("bob", "max_fn")]["failed"]) > 0
+    assert rows[("jane.doe", "max_fn")]["status"] == "passed"
+    bob = rows[("jane.zzz", "max_fn")]
+    assert bob["status"] == "failed" and int(bob["failed"]) > 0 and 0 < float(bob["points"]) < 1
     assert rows[("carol", "max_fn")]["status"] == "error"
     assert "never asks for" in rows[("carol", "max_fn")]["summary"]
-    assert rows[("dave", "processors")]["status"] == "not started"
+    assert rows[("dave\\x1b[2J", "processors")]["status"] == "not started"
     assert rows[("erin", "max_fn")]["status"] == "error"
     assert "withheld while max_fn is graded" in rows[("erin", "max_fn")]["summary"]
 
-    alice = json.loads((gradescope / "alice" / "results.json").read_text())
-    assert alice["score"] == 2.0 and [t["name"] for t in alice["tests"]] == EXERCISES
-    assert all(t["max_score"] == 1.0 and t["output"] for t in alice["tests"])
-    bob = json.loads((gradescope / "bob" / "results.json").read_text())
-    assert bob["score"] == 1.0
-    failed = next(t for t in bob["tests"] if t["name"] == "max_fn")["output"]
+    gradescope = graded_class.out / "gradescope"
+    assert sorted(p.name for p in gradescope.iterdir()) == sorted(NAMES)
+    jane = json.loads((gradescope / "jane.doe" / "results.json").read_text())
+    assert jane["score"] == 2.0 and [t["name"] for t in jane["tests"]] == [f"{e}: passed" for e in EXERCISES]
+    assert all(t["max_score"] == 1.0 and t["output"] for t in jane["tests"])
+    zzz = json.loads((gradescope / "jane.zzz" / "results.json").read_text())
+    assert 1.0 < zzz["score"] < 2.0  # max_fn's properties that held
+    failed = next(t for t in zzz["tests"] if t["name"] == "max_fn: failed")["output"]
     assert "hint:" in failed and "norm(max(0, x))" in failed  # the evidence, not only a summary
-    failing = rows[("bob", "max_fn")]["failing properties (with hints)"]
+    failing = bob["failing properties (with hints)"]
     assert failing.startswith("norm(max(0, x)) over the last dim") and ": " in failing  # a hint
-    assert fingerprint(submissions) == before  # the learners' files are only read
+    assert fingerprint(graded_class.submissions) == graded_class.before  # the learners' files are only read
 
 
-def test_one_submission_writes_one_results_file(tmp_path):
-    write_submission(tmp_path / "me", finished_lessons())
-    results = tmp_path / "results.json"
-    result = run_grader("grade", str(tmp_path / "me"), "--exercises", "max_fn", "--gradescope",
-                        str(results), *SANDBOX)
-    assert result.returncode == 0, result.stderr
-    assert json.loads(results.read_text())["tests"][0]["score"] == 1.0
+def test_the_gradebook_the_summary_and_the_seeds(graded_class):
+    book = graded_class.wide()
+    assert sorted(book) == sorted(NAMES)
+    jane = book["jane.doe"]
+    assert (jane["id"], jane["name"], jane["email"]) == ("S-42", "Jane Doe", "jane@example.org")
+    assert (jane["processors"], jane["max_fn"], jane["total"], jane["max"]) == ("1", "1", "2", "2")
+    assert book["erin"]["id"] == "" and float(book["jane.zzz"]["total"]) < 2
+    summary = (graded_class.out / "summary.txt").read_text()
+    assert summary.strip() in graded_class.result.stdout
+    assert re.search(r"max_fn +1/5 \(20%\)", summary) and "Refused (not graded):" in summary, summary
+    assert "of 5: max_fn: norm(max(0, x))" in summary  # the property jane.zzz failed
+
+    kept = graded_class.out / "class.secret"
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600 and str(kept) in graded_class.result.stdout
+    key = secret.read(kept)
+    for (name, exercise), row in graded_class.long().items():  # each verdict's seed, from the secret
+        assert int(row["seed"]) == grade.submission_seeds(key, name, [exercise])[exercise]
+    assert all(int(book[name]["seed"]) == grade.submission_seed(key, name) for name in book)
+    written = [p.read_text() for p in graded_class.out.rglob("*") if p.is_file() and p != kept]
+    assert not [text for text in written + [graded_class.result.stdout] if key.hex() in text]
+
+
+def test_a_regrade_merges_into_the_class_outputs(graded_class, tmp_path):
+    """`grader grade subs/jane.zzz --csv CLASS.csv --gradescope CLASS_DIR …`, after a fix, on a
+    copy of the class's outputs: its rows are replaced and every other student's stay, byte for
+    byte in results.json."""
+    out = tmp_path / "out"
+    shutil.copytree(graded_class.out, out)
+    others = {p: p.read_bytes() for p in (out / "gradescope").rglob("*.json") if "jane.zzz" not in str(p)}
+    before = {k: r for k, r in graded_class.long(out).items() if k[0] != "jane.zzz"}
+    write_submission(tmp_path / "jane.zzz", finished_lessons())
+    result = run_grader("grade", str(tmp_path / "jane.zzz"), "--exercises", *EXERCISES, *graded_class.outputs(out))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Seeds derived from the grading secret in" in result.stdout  # the class's, read again
+    after = graded_class.long(out)
+    assert {k: r for k, r in after.items() if k[0] != "jane.zzz"} == before
+    assert [after[("jane.zzz", e)]["status"] for e in EXERCISES] == ["passed", "passed"]
+    assert graded_class.wide(out)["jane.zzz"]["total"] == "2" and len(graded_class.wide(out)) == len(NAMES)
+    assert {p: p.read_bytes() for p in others} == others
+    assert json.loads((out / "gradescope" / "jane.zzz" / "results.json").read_text())["score"] == 2.0
 
 
 def test_no_submission_is_a_usage_error(tmp_path):

@@ -229,7 +229,7 @@ def test_a_release_goes_into_a_new_folder_outside_the_course(tmp_path):
     with pytest.raises(course.ReleaseError, match="inside the course's folder"):
         student.write(ROOT / "build" / "release")
     with pytest.raises(course.ReleaseError, match="inside the course's folder"):
-        autograder.build(ROOT / "autograder.zip", 1, [])
+        autograder.build(ROOT / "autograder.zip", bytes(32), [])
 
 
 def unpacked(archive: Path, folder: Path) -> Path:
@@ -250,8 +250,11 @@ def test_the_autograder_grades_in_gradescopes_layout(tmp_path):
     assert built.returncode == 0, built.stderr
     with zipfile.ZipFile(archive) as opened:
         names = opened.namelist()
-        assert re.search(r"--seed \d+ --exercises max_fn\b", opened.read("run_autograder").decode())
-    assert {"setup.sh", "run_autograder", "course/solutions/residual.py", "course/grader/cli.py"} <= set(names)
+        assert re.search(r'--secret-file "\$root/source/secret" --exercises max_fn\b', opened.read("run_autograder").decode())
+        assert "--index-url https://download.pytorch.org/whl/cpu torch==2.13.0" in opened.read("setup.sh").decode()
+        assert opened.read("secret") == archive.with_suffix(".secret").read_bytes()  # kept beside it too
+    assert str(archive.with_suffix(".secret")) in built.stdout
+    assert {"setup.sh", "run_autograder", "secret", "course/solutions/residual.py", "course/grader/cli.py"} <= set(names)
     assert not [n for n in names if n.startswith(("course/tests/", "course/notebooks/", "course/scripts/"))]
     done = finished_lessons()
     handed_in = {"correct": done,
@@ -271,21 +274,22 @@ def test_the_autograder_grades_in_gradescopes_layout(tmp_path):
     assert [process.returncode for process in running.values()] == [0] * 4, said
     for name, expected in {"correct": "passed", "wrong": "failed", "hostile": "failed"}.items():
         test, = results[name]["tests"]
-        assert (test["name"], test["status"]) == ("max_fn", expected), (name, results[name], said[name])
-        assert results[name]["score"] == (1.0 if expected == "passed" else 0.0)
-    assert results["hostile"]["output"] == (UNSANDBOXED if SANDBOX else SANDBOXED)
+        assert (test["name"], test["status"]) == (f"max_fn: {expected}", expected), (name, results[name], said[name])
+        assert (results[name]["score"] == 1.0) == (expected == "passed")  # a failure may earn partial credit
+        assert "grader check max_fn --seed " in test["output"] and results[name]["visibility"] == "visible"
+    assert (UNSANDBOXED if SANDBOX else SANDBOXED) in results["hostile"]["output"]
     assert results["empty"] == {"score": 0.0, "output": gradescope.NO_LESSONS}
 
 
 def test_each_gradescope_submission_draws_its_own_values(tmp_path):
     metadata = tmp_path / "submission_metadata.json"
-    seeds = []
+    keys = []
     for submission in (123, 124, 123):
         metadata.write_text(json.dumps({"id": submission}))
-        seeds.append(gradescope.submission_seed(7, metadata))
-    assert seeds[0] == seeds[2] != seeds[1]
+        keys.append(gradescope.submission_secret(bytes(32), metadata))
+    assert keys[0] == keys[2] != keys[1] and len(keys[0]) == 32
     absent = tmp_path / "absent.json"  # graded outside Gradescope
-    assert gradescope.submission_seed(7, absent) != gradescope.submission_seed(8, absent)
+    assert gradescope.submission_secret(bytes(32), absent) != gradescope.submission_secret(bytes(range(32)), absent)
 
 
 def readme_test_command() -> str:

@@ -1,0 +1,142 @@
+"""The class's two CSVs: the long one (one row per submission and exercise: the verdict's
+evidence) and the wide gradebook (one row per submission: who, points per exercise, total,
+seed), which an LMS takes. Both merge into the file already at their path: the rows of the
+submissions graded now replace theirs, every other row stays, so regrading one student never
+removes another's. Each cell is printable text (``printable``), at most CELL_LIMIT characters,
+and never starts a spreadsheet formula (``inert``); a file is replaced whole, once written."""
+import csv
+import os
+import tempfile
+from pathlib import Path
+
+from grader import exercises
+from grader.grade import Row
+from grader.gradebook.scoring import Scoring
+from grader.verdict import ERROR, printable
+
+CELL_LIMIT = 16 * 1024  # characters of one cell: Python's csv reads up to 128 KB a field
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet runs a cell that begins so
+LONG = ["submission", "exercise", "status", "points", "max_points", "properties", "failed",
+        "observed_properties", "observed_failed", "sandboxed", "seconds", "seed", "summary",
+        "failing properties (with hints)", "reference files opened"]
+WHO = ["submission", "id", "name", "email"]
+TOTALS = ["total", "max", "seed"]
+
+
+class SheetError(ValueError):
+    """A CSV that cannot be merged into: the message names it and what to do."""
+
+
+def inert(text: str) -> str:
+    """A CSV cell a spreadsheet shows as text: one that would start a formula gets a quote."""
+    return f"'{text}" if text.startswith(FORMULA_STARTS) else text
+
+
+def cell(value) -> str:
+    return inert(printable(str(value), CELL_LIMIT))
+
+
+def points_text(points: float) -> str:
+    return f"{points:g}"
+
+
+def long_rows(rows: list[Row], scoring: Scoring, sandboxed: bool) -> list[list[str]]:
+    """Every verdict's row of the long CSV; a verdict that cannot be written (whatever it holds)
+    gets a row saying so, and the others are written all the same."""
+    written = []
+    for row in rows:
+        for v in row.verdicts:
+            try:
+                written.append([cell(x) for x in (
+                    row.submission, v.exercise, v.status, points_text(scoring.earned(v)),
+                    points_text(scoring.worth(v.exercise)), v.properties, len(v.findings), len(v.observed),
+                    v.observed_failed, "yes" if sandboxed else "no (--no-sandbox)", f"{v.seconds:.1f}", v.seed,
+                    v.summary, "; ".join(f"{f.property}: {f.hint}" if f.hint else f.property for f in v.findings),
+                    "; ".join(v.reference_opened))])
+            except Exception as exc:  # noqa: BLE001 - one verdict never stops the class's file
+                said = {"submission": cell(row.submission), "exercise": cell(getattr(v, "exercise", "?")),
+                        "status": ERROR, "points": "0", "summary": f"the grader could not write this verdict "
+                        f"({type(exc).__name__}); grade this submission again"}
+                written.append([said.get(column, "") for column in LONG])
+    return written
+
+
+def wide_rows(rows: list[Row], scoring: Scoring) -> tuple[list[str], list[list[str]]]:
+    """The gradebook's header and one row per submission: who, points per exercise, total, max, seed."""
+    graded = list(scoring.points)
+    written = []
+    for row in rows:
+        earned = {v.exercise: scoring.earned(v) for v in row.verdicts}
+        written.append([cell(row.submission), *(cell(row.student.get(k, "")) for k in WHO[1:]),
+                        *(points_text(earned[e]) if e in earned else "" for e in graded),
+                        points_text(round(sum(earned.values()), 4)),
+                        points_text(round(sum(scoring.worth(e) for e in graded), 4)),
+                        "" if row.seed is None else str(row.seed)])
+    return [*WHO, *graded, *TOTALS], written
+
+
+def write_long(rows: list[Row], path: Path, scoring: Scoring, sandboxed: bool = True) -> None:
+    _, kept = _existing(path, lambda h: h == LONG, f"its header is not {LONG[:3]}…")
+    _replace(path, LONG, _merged(kept, long_rows(rows, scoring, sandboxed), {r.submission for r in rows}))
+
+
+def write_wide(rows: list[Row], path: Path, scoring: Scoring) -> None:
+    header, written = wide_rows(rows, scoring)
+    old, kept = _existing(path, lambda h: h[:len(WHO)] == WHO and h[-len(TOTALS):] == TOTALS,
+                          f"its header does not begin {WHO} and end {TOTALS}")
+    # the exercises of both, in the course's order (any other column the file had after them);
+    # a row lacking one leaves it blank
+    inner = dict.fromkeys([*old[len(WHO):-len(TOTALS)], *header[len(WHO):-len(TOTALS)]])
+    order = {e.id: i for i, e in enumerate(exercises.EXERCISES)}
+    columns = [*WHO, *sorted(inner, key=lambda c: order.get(c, len(order))), *TOTALS]
+    _replace(path, columns, _merged([_placed(r, old, columns) for r in kept],
+                                    [_placed(r, header, columns) for r in written], {r.submission for r in rows}))
+
+
+def _placed(row: list[str], header: list[str], into: list[str]) -> list[str]:
+    """``row`` (under ``header``) laid out under the columns ``into``."""
+    values = dict(zip(header, row))
+    return [values.get(column, "") for column in into]
+
+
+def _merged(kept: list[list[str]], written: list[list[str]], regraded: set[str]) -> list[list[str]]:
+    """The rows of the file less those of the submissions graded now, then these; grouped by
+    submission in key order (a submission's own rows keep their order)."""
+    merged = [r for r in kept if r[0] not in regraded] + written
+    order = sorted({r[0] for r in merged})
+    rank = {key: i for i, key in enumerate(order)}
+    return sorted(merged, key=lambda r: rank[r[0]])  # stable: within a submission, as written
+
+
+def _existing(path: Path, fits, expected: str) -> tuple[list[str], list[list[str]]]:
+    """(header, rows) of the CSV at ``path``, ([], []) where there is none. Raises SheetError
+    where something else is there, so that it is never overwritten."""
+    if not path.exists():
+        return [], []
+    if not path.is_file():
+        raise SheetError(f"{path} is a folder, not a CSV: name a file to write")
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            header, *rows = list(csv.reader(f)) or [[]]
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise SheetError(f"{path} is there and cannot be read as a CSV ({exc}); it was left as it "
+                         "is: move it aside, or name another file") from None
+    if not fits(header) or any(len(r) != len(header) for r in rows):
+        raise SheetError(f"{path} is not a CSV this grader writes ({expected}, each row as long), so it "
+                         "was left as it is: move it aside, or name another file")
+    return header, [[cell(c) for c in r] for r in rows]  # as if written now: the file may have been edited
+
+
+def _replace(path: Path, header: list[str], rows: list[list[str]]) -> None:
+    """Write ``path`` whole through a file beside it, so that it is never left half written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(descriptor, "w", newline="", encoding="utf-8") as f:
+            writer = csv.writer(f)
+            writer.writerow(header)
+            writer.writerows(rows)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
