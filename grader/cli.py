@@ -38,6 +38,10 @@ def build_parser() -> argparse.ArgumentParser:
                             f"{exercises.MIN_TIME_LIMIT:g} s)")
     check.add_argument("--no-sandbox", action="store_true",
                        help="run your code outside the sandbox (it is used wherever it can run)")
+    check.add_argument("--isolated", action="store_true",
+                       help="each exercise on its own functions, as `grader grade` scores it: the "
+                            "reference's steps stand in for your other exercises' (default: your own "
+                            "whole chain, so that you see what your code does end to end)")
     check.add_argument("--json", action="store_true", help="print one JSON object")
     check.add_argument("-v", "--verbose", action="store_true", help="every finding and traceback")
     check.add_argument("--hint", type=int, nargs="?", const=2, default=1, metavar="LEVEL",
@@ -251,6 +255,9 @@ def check(parser: argparse.ArgumentParser, args) -> int:
         parser.error(exercises.unknown_message(unknown))
     if args.timeout is not None and args.timeout <= 0:
         parser.error("--timeout must be a positive number of seconds")
+    if args.isolated and args.impl == "solutions":
+        parser.error("--isolated grades your code with the reference standing in for your other "
+                     "exercises' steps; --impl solutions is the reference itself: drop one of them")
     runnable, autograder_only = student.public_split(args.exercises or [e.id for e in exercises.EXERCISES])
     if not args.json:  # a release without the reference: the checks that need it, one line each
         print("".join(f"· {line}\n" for line in autograder_only), end="", flush=True)
@@ -259,7 +266,7 @@ def check(parser: argparse.ArgumentParser, args) -> int:
         print(sandbox.UNSANDBOXED_NOTICE.format(why=unsandboxed), flush=True)
     verdicts = []
     try:
-        for verdict in run_isolated(runnable, args.impl, args.seed, args.timeout,
+        for verdict in run_isolated(runnable, args.impl, args.seed, args.timeout, grading=args.isolated,
                                     sandboxed=not unsandboxed):
             verdicts.append(verdict)
             if not args.json:

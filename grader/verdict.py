@@ -114,6 +114,11 @@ class Verdict:
     threshold: float = 0.0  # Holm's strictest threshold, at which ``detectable`` is computed
     notes: list[str] = field(default_factory=list)  # what the check measured (train_drafter's
     # divergence and α before and after), shown with -v, passed or not
+    stood_in: list[str] = field(default_factory=list)  # graded on its own (grader grade): the
+    # other exercises' steps its reference calls, the reference's run in place of the learner's
+    stood_in_failed: list[str] = field(default_factory=list)  # those of ``stood_in`` whose own
+    # exercise the learner's code did not pass in the same run (information, not a finding)
+
 
     @property
     def observed_failed(self) -> int:
@@ -209,6 +214,8 @@ def format_text(verdict: Verdict, verbose: bool = False, timing: bool = True, hi
     if deeper:
         lines.append(f"  (the next level of hints, closer to the code: --hint {hints + 1}, or "
                      f"hint={hints + 1} in a notebook)")
+    if verdict.stood_in:
+        lines.append(f"  {stood_in_text(verdict)}")
     if verdict.output:
         lines.append("  your code printed:")
         lines.extend("    | " + line for line in verdict.output.splitlines())
@@ -222,6 +229,16 @@ def format_text(verdict: Verdict, verbose: bool = False, timing: bool = True, hi
     if verbose and verdict.traceback:
         lines.append(verdict.traceback.rstrip())
     return printable("\n".join(lines), TEXT_LIMIT)
+
+
+def stood_in_text(verdict: Verdict) -> str:
+    """One line on the reference's steps that stood in for the learner's other exercises'."""
+    steps, failed = ", ".join(verdict.stood_in), ", ".join(verdict.stood_in_failed)
+    if not failed:
+        return f"graded on its own: the reference's {steps} stood in for yours."
+    outcome = "passes" if verdict.passed else "graded on its own"
+    return (f"{outcome} with the reference's {steps} in place of yours; your {failed} failed its own "
+            "check in this run — fix it first.")
 
 
 def power_statement(detectable: list[tuple[str, float]]) -> str:

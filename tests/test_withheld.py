@@ -1,11 +1,13 @@
 """The reference a grading runner gets (grader/decider/reference.py, grader/runner/reference.py):
-the graded exercises' names are stubs, nothing of their bodies is left, the rest works."""
+each exercise's own names and every step that could stand in for them are stubs, nothing of
+their bodies is left, the rest works, and no check meets a stub of its own exercise's making."""
 import ast
 import json
 import subprocess
 import sys
 
 from grader import exercises
+from grader.decider import reference
 from grader.decider.reference import reference_sources
 from grader.release import lessons as release
 from tests.conftest import ROOT
@@ -14,10 +16,12 @@ USE_STUBS = """
 import json, sys, torch
 from grader.runner.reference import ReferenceWithheld, SentReference
 SentReference(json.loads(sys.stdin.read()))
-import solutions.residual, solutions.sampling, solutions.autoregressive
-seen = {"as_list": solutions.autoregressive.as_list(3), "repr": repr(solutions.sampling.GreedyProcessor())}
+import solutions.residual, solutions.sampling, solutions.autoregressive, solutions.batched
+seen = {"as_list": solutions.autoregressive.as_list(3), "repr": repr(solutions.sampling.GreedyProcessor()),
+        "withheld": list(solutions.residual.__withheld__)}
 for name, call in (("max_fn", lambda: solutions.residual.max_fn(torch.zeros(3))),
-                   ("greedy", lambda: solutions.sampling.GreedyProcessor()(torch.zeros(3)))):
+                   ("greedy", lambda: solutions.sampling.GreedyProcessor()(torch.zeros(3))),
+                   ("batched", lambda: solutions.batched.batched_speculative_sampling(None, None, None))):
     try:
         call()
         seen[name] = "ran"
@@ -26,29 +30,83 @@ for name, call in (("max_fn", lambda: solutions.residual.max_fn(torch.zeros(3)))
 print(json.dumps(seen))
 """
 
+# Steps of the reference that do another exercise's job, found by hand: each is withheld while
+# that exercise is graded, whatever is graded beside it (tests/hostile/borrows_a_later_lesson.py
+# borrows the first of several through the grader).
+STAND_INS = {
+    "autoregressive_generate": [("speculative", "speculative_generate"), ("ngram", "ngram_assisted_speculative_generate"),
+                                ("fast", "fast_autoregressive_generate"), ("batched", "batched_speculative_generate"),
+                                ("trees", "tree_speculative_generate"), ("eagle", "eagle_generate")],
+    "speculative_decoding_verify": [("verification", "speculative_sampling"), ("batched", "batched_speculative_sampling"),
+                                    ("trees", "multi_draft_sampling")],
+    "speculative_sampling": [("batched", "batched_speculative_sampling"), ("trees", "multi_draft_sampling"),
+                             ("verification", "speculative_decoding_verify")],
+    "greedy_match": [("verification", "speculative_sampling"), ("batched", "batched_speculative_sampling")],
+    "speculative_generate": [("fast", "fast_speculative_generate"), ("batched", "batched_speculative_generate"),
+                             ("trees", "tree_speculative_generate"), ("eagle", "eagle_generate")],
+    "kv_cache": [("fast", "fast_speculative_generate"), ("batched", "batched_speculative_generate"),
+                 ("trees", "tree_speculative_generate")],
+    "batched_verify": [("trees", "multi_draft_sampling")],
+    "multi_draft": [("eagle", "verify_deterministic_children")],
+    "tree_generate": [("eagle", "eagle_tree_generate")],
+    "expected_acceptance": [("distill", "divergence"), ("distill", "distillation_loss"), ("distill", "held_out_alpha")],
+    "distillation_loss": [("eagle", "eagle_loss")],
+    "eagle_loss": [("eagle", "unrolled_eagle_loss")],
+    "eagle_generate": [("eagle", "eagle_tree_generate")],
+}
+
 
 def test_withheld_names_raise_and_the_rest_of_the_reference_works():
-    sent = json.dumps(reference_sources(("max_fn", "processors")))
+    sent = json.dumps(reference_sources(("max_fn",)))
     result = subprocess.run([sys.executable, "-c", USE_STUBS], input=sent, capture_output=True,
                             text=True, cwd=ROOT, timeout=120)
     assert result.returncode == 0, result.stderr
     seen = json.loads(result.stdout)
-    assert seen["as_list"] == [3] and seen["repr"] == "GreedyProcessor()"
-    assert seen["max_fn"].startswith("`solutions.residual.max_fn` is withheld while max_fn is graded")
-    assert "`solutions.sampling.GreedyProcessor.__call__` is withheld while processors" in seen["greedy"]
+    assert seen["as_list"] == [3] and seen["repr"].startswith("GreedyProcessor(") and seen["greedy"] == "ran"
+    assert seen["withheld"] == ["max_fn"]
+    assert seen["max_fn"].startswith("`solutions.residual.max_fn` is withheld while max_fn is graded: it is "
+                                     "part of that exercise")
+    assert seen["batched"].startswith("`solutions.batched.batched_speculative_sampling` is withheld while max_fn "
+                                      "is graded: it is a step of lesson 8 that could do that exercise's job")
+
+
+def test_each_stand_in_is_withheld_with_the_exercise_it_could_do():
+    for exercise_id, names in STAND_INS.items():
+        assert set(names) <= reference.withheld(exercise_id), exercise_id
+        assert set(names) <= reference.stand_ins(exercise_id), exercise_id
+
+
+def test_what_an_exercise_builds_on_stays_and_what_its_check_needs_is_never_a_stub():
+    """Lesson 10's loop calls the reference's distillation_loss, lesson 11's tree loop its
+    verifier of children: earlier or same-lesson steps an exercise builds on are never withheld;
+    and no check's runner side reaches a name its own runner withholds (feature_draft's check
+    lays out its tree with lesson 9's tree_layout)."""
+    assert ("distill", "distillation_loss") not in reference.withheld("train_drafter")
+    assert ("eagle", "verify_deterministic_children") not in reference.withheld("eagle_tree_generate")
+    assert ("trees", "tree_layout") in reference.check_needs("feature_draft")
+    for exercise in exercises.EXERCISES:
+        assert not reference.check_needs(exercise.id) & reference.withheld(exercise.id), exercise.id
+        assert reference.own(exercise.id) <= reference.withheld(exercise.id)
 
 
 def test_nothing_of_a_withheld_body_is_sent():
     for exercise in exercises.EXERCISES:
-        sent = ast.parse(reference_sources((exercise.id,))[f"solutions.{exercise.module}"])
-        full = ast.parse((ROOT / "solutions" / f"{exercise.module}.py").read_text())
-        for name in exercise.withheld:
-            stub, = [n for n in sent.body if getattr(n, "name", None) == name]
-            original, = [n for n in full.body if getattr(n, "name", None) == name]
+        sent = reference_sources((exercise.id,))
+        for module, name in reference.withheld(exercise.id):
+            stub, = [n for n in ast.parse(sent[f"solutions.{module}"]).body if getattr(n, "name", None) == name]
+            original, = [n for n in ast.parse((ROOT / "solutions" / f"{module}.py").read_text()).body
+                         if getattr(n, "name", None) == name]
             statements = {ast.dump(s) for f in ast.walk(original) if isinstance(f, ast.FunctionDef)
                           and not f.name.startswith("__") for s in f.body[1:]}
             assert not statements & {ast.dump(s) for s in ast.walk(stub) if isinstance(s, ast.stmt)}, \
                 (exercise.id, name)
+
+
+def test_the_verdict_names_the_steps_the_reference_stood_in_for():
+    assert reference.stood_in("speculative_generate") == {"speculative_sampling": ("speculative_sampling",)}
+    assert reference.stood_in("train_drafter")["distillation_loss"] == ("distillation_loss",)
+    assert "max_fn" not in reference.stood_in("speculative_generate")  # the reference verifier's own call
+    assert reference.stood_in("max_fn") == {}
 
 
 def test_every_stub_a_learner_writes_is_withheld_with_its_exercise():

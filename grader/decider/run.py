@@ -17,7 +17,7 @@ from pathlib import Path
 from grader import exercises, sources
 from grader.decider import sandbox
 from grader.decider.channel import STARTUP_TIMEOUT, Channel, RunnerGone, RunnerOverLimit, RunnerTimeout
-from grader.decider.reference import reference_sources
+from grader.decider.reference import reference_sources, stood_in_noted, withheld
 from grader.verdict import ERROR, Verdict, load_error_verdict
 
 # torch, the checks and the replay are imported only once the first runner has started
@@ -32,10 +32,6 @@ class GraderFilesChanged(Exception):
     """A file of the grader or the reference changed while a runner ran: stop grading."""
 
 
-GRADED_ALONE = ("processors",)  # while grading: their reference is the other checks' input
-WITHHELD_MARK = "ReferenceWithheld"  # in a verdict whose exercise used a stub of the reference
-
-
 def run_isolated(exercise_ids: list[str], impl: str, seed: int | dict[str, int],
                  timeout: float | None = None, grading: bool = False, import_root: Path | None = None,
                  sandboxed: bool = True, hidden: tuple[Path, ...] = ()):
@@ -43,12 +39,19 @@ def run_isolated(exercise_ids: list[str], impl: str, seed: int | dict[str, int],
 
     ``seed``: one for every exercise, or ``{exercise id: seed}`` (``grader grade`` derives
     one per submission and exercise); the runner gets them on its standard input.
-    ``grading``: each runner gets the reference with the names of the exercises it grades
-    withheld (grader/decider/reference.py), and the sandbox covers the ``solutions`` folder;
-    ``import_root``: the folder the runner imports ``impl`` from, before anywhere else;
-    ``sandboxed``: each runner runs in the sandbox (grader/decider/sandbox.py), which
-    covers the folders in ``hidden``. Raises GraderFilesChanged when a file of the course's
-    packages differs, after a runner, from what this process loaded and checked first.
+    ``grading``: each exercise is graded on its own functions alone (grader/implementation.py's
+    ``Isolation``: the reference stands in for the learner's other exercises' steps), with the
+    reference's answer to it and every step that could stand in for it withheld
+    (grader/decider/reference.py), by a runner it shares only with exercises that withhold the
+    same (``runner_batches``), and the sandbox covers the ``solutions`` folder: what a runner
+    holds depends on its exercise alone, never on what else is graded.
+    Each verdict names the reference's steps that stood in, and which of the learner's own
+    failed their check in this run. ``import_root``: the folder the runner imports ``impl``
+    from, before anywhere else; ``sandboxed``: each runner runs in the sandbox
+    (grader/decider/sandbox.py), which covers the folders in ``hidden``. The traceback of a
+    module that would not import is given once, with the first exercise it cost. Raises
+    GraderFilesChanged when a file of the course's packages differs, after a runner, from
+    what this process loaded and checked first.
     """
     seeds = seed if isinstance(seed, dict) else dict.fromkeys(exercise_ids, seed)
     manifest = Preparation(exercise_ids)
@@ -56,47 +59,45 @@ def run_isolated(exercise_ids: list[str], impl: str, seed: int | dict[str, int],
         manifest.made()
     runner = Runner(impl, seeds, grading, import_root, sandboxed, hidden)
     if not grading:
-        yield from _decided(runner, list(exercise_ids), timeout, manifest)
+        yield from _tracebacks_once(_decided(runner, list(exercise_ids), timeout, manifest))
         return
-    verdicts = {}
-    for batch in runner_batches(exercise_ids):
-        verdicts.update((v.exercise, v) for v in _decided(runner, batch, timeout, manifest))
-        for exercise_id in batch if len(batch) > 1 else ():
-            if WITHHELD_MARK in verdicts[exercise_id].summary:  # a stub of another exercise?
-                verdicts[exercise_id], = _decided(runner, [exercise_id], timeout, manifest,
-                                                  withheld=withheld_alone(exercise_id))
-    yield from (verdicts[e] for e in exercise_ids)
+    verdicts = {v.exercise: v for batch in runner_batches(exercise_ids)
+                for v in _decided(runner, batch, timeout, manifest)}
+    yield from _tracebacks_once(stood_in_noted([verdicts[e] for e in exercise_ids]))
 
 
 def runner_batches(exercise_ids: list[str]) -> list[list[str]]:
-    """The exercises a grading runner grades together: those of ``GRADED_ALONE`` each alone,
-    then all the others."""
-    alone = [[e] for e in exercise_ids if e in GRADED_ALONE]
-    together = [e for e in exercise_ids if e not in GRADED_ALONE]
-    return alone + ([together] if together else [])
+    """The exercises a grading runner grades together: those that withhold the same names
+    (``reference.withheld``: lesson 11's head step and its loss, say), so that each is graded
+    as in a runner of its own, whatever else is graded (17 runners for all 26 exercises)."""
+    batches: dict[frozenset, list[str]] = {}
+    for exercise_id in exercise_ids:
+        batches.setdefault(withheld(exercise_id), []).append(exercise_id)
+    return list(batches.values())
 
 
-def withheld_alone(exercise_id: str) -> list[str]:
-    """What a runner grading ``exercise_id`` alone withholds: its own names and those of every
-    exercise of its module, its lesson or a later one, which can stand in for it (a batched
-    verifier verifies one row, the fast loop is a loop, lesson 1's numpy verifier is lesson
-    2's), but for ``GRADED_ALONE``'s. A lesson builds on earlier lessons only, so the steps
-    a learner may borrow meanwhile stay."""
-    graded = exercises.get(exercise_id)
-    return [e.id for e in exercises.EXERCISES if e.id == exercise_id or e.module == graded.module
-            or (e.lesson >= graded.lesson and e.id not in GRADED_ALONE)]
+def _tracebacks_once(verdicts):
+    """``verdicts``, each traceback given once: a later verdict with the same summary and
+    traceback (a module that would not import, for every exercise it holds) points back."""
+    first: dict[tuple[str, str], str] = {}
+    for verdict in verdicts:
+        key = (verdict.summary, verdict.traceback)
+        if verdict.traceback and key in first:
+            verdict = replace(verdict, traceback="", summary=f"{verdict.summary} (the traceback "
+                              f"is shown once, with {first[key]})")
+        elif verdict.traceback:
+            first[key] = verdict.exercise
+        yield verdict
 
 
-def _decided(runner: "Runner", exercise_ids: list[str], timeout, manifest: "Preparation",
-             withheld: list[str] | None = None):
+def _decided(runner: "Runner", exercise_ids: list[str], timeout, manifest: "Preparation"):
     """The verdicts of ``exercise_ids``, in order, from as many runners as it takes (a runner
-    that stops early leaves the rest to the next one); grading, each runner withholds the
-    names of ``withheld`` (default: the exercises it grades). A verdict whose replay did not
-    match the runner's records is checked on the reference's (``Runner.rechecked``)."""
+    that stops early leaves the rest to the next one); grading, each runner withholds what
+    the exercises it grades withhold. A verdict whose replay did not match the runner's
+    records is checked on the reference's (``Runner.rechecked``)."""
     pending = list(exercise_ids)
     while pending:  # each pass starts a runner process
-        for verdict, mismatch in runner.decide(pending, timeout, started=manifest.made,
-                                               withheld=withheld or pending):
+        for verdict, mismatch in runner.decide(pending, timeout, started=manifest.made, withheld=pending):
             _stop_if_changed(manifest.made())
             pending.remove(verdict.exercise)
             yield runner.rechecked(verdict, mismatch, timeout) if mismatch else verdict

@@ -24,7 +24,8 @@ def main():
     parser.add_argument("--fd", type=int, required=True)
     parser.add_argument("--grading", action="store_true",
                         help="import solutions only from the sources on standard input, in which "
-                             "the graded exercises' reference names are stubs")
+                             "the graded exercises' reference names are stubs; grade each exercise "
+                             "on its own functions (the reference's stand in for the others')")
     parser.add_argument("--import-root", default=None,
                         help="import the implementation from this folder before anywhere else")
     parser.add_argument("--sandboxed", action="store_true",
@@ -52,6 +53,7 @@ def main():
     import torch  # imported after the limits, so they cover everything below
 
     from grader import exercises
+    from grader.implementation import Isolation
     from grader.runner.record import run_recorded
     from grader.runner.reference import ReferenceReads, SentReference
 
@@ -67,12 +69,13 @@ def main():
     def send(message: dict) -> None:
         channel.write(json.dumps(message, allow_nan=False) + "\n")
 
+    isolation = Isolation(args.impl) if args.grading else None  # each exercise on its own functions
     for exercise_id in args.exercises:
         exercise = exercises.get(exercise_id)
         send({"start": exercise_id, "output_at": printed()})
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            run_recorded(exercise, args.impl, seeds[exercise_id], send)
+            run_recorded(exercise, args.impl, seeds[exercise_id], send, isolation)
         send({"end": exercise_id, "reference_opened": reads.taken(), "output_at": printed()})
     channel.close()
 

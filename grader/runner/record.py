@@ -55,11 +55,12 @@ def load_error(exc: BaseException) -> dict:
             "traceback": "".join(traceback.format_exception(exc))}
 
 
-def run_recorded(exercise, impl: str, seed: int, send) -> None:
+def run_recorded(exercise, impl: str, seed: int, send, isolation: implementation.Isolation | None = None) -> None:
     """Import ``impl`` and run the check, sending what it learns; a failed import is sent
-    as ``load_error`` (the decider words the verdict)."""
+    as ``load_error`` (the decider words the verdict). ``isolation``: the exercise is graded
+    on its own functions, the reference's standing in for the other exercises' steps."""
     try:
-        module = implementation.load(impl, exercise.module)
+        module = isolation.load(exercise) if isolation else implementation.load(impl, exercise.module)
     except BaseException as exc:  # SystemExit or KeyboardInterrupt at import time too
         send({"load_error": load_error(exc)})
         return
