@@ -309,3 +309,139 @@ def test_the_checks_expected_values_are_not_in_the_sandbox(hostile, nothing):
     result = run_grader("check", "max_fn", "--impl", str(HOSTILE / f"{hostile}.py"), "--json")
     verdict = verdict_of(result)
     assert verdict["status"] == "failed" and nothing in verdict["output"]
+
+
+def hostile_solutions(folder: Path) -> Path:
+    """A package named ``solutions`` in ``folder`` whose import leaves the file it returns."""
+    (folder / "solutions").mkdir(parents=True, exist_ok=True)
+    (folder / "solutions" / "__init__.py").write_text(f"open({str(folder / 'IMPORTED')!r}, 'w').close()\n")
+    return folder / "IMPORTED"
+
+
+COMMANDS = {"python -m grader": [sys.executable, "-m", "grader"],
+            "console script": [str(Path(sys.executable).parent / "grader")]}
+
+
+@pytest.mark.parametrize("how", COMMANDS)
+def test_a_solutions_package_on_the_import_path_stops_the_grader_before_it_runs(tmp_path, how):
+    imported = hostile_solutions(tmp_path / "theirs")
+    result = subprocess.run([*COMMANDS[how], "list"], cwd=tmp_path, capture_output=True, text=True,
+                            timeout=120, env={**os.environ, "PYTHONPATH": str(tmp_path / "theirs")})
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert f"refusing to start: `solutions` would be imported from {tmp_path / 'theirs' / 'solutions'}" in result.stderr
+    assert not imported.exists()
+
+
+@pytest.mark.parametrize("how", COMMANDS)
+def test_a_solutions_package_in_the_working_folder_is_never_imported(tmp_path, how):
+    imported = hostile_solutions(tmp_path)
+    result = subprocess.run([*COMMANDS[how], "check", "max_fn", "--impl", "solutions", "--json"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0 and verdict_of(result)["status"] == "passed", result.stdout + result.stderr
+    assert not imported.exists()
+
+
+def test_a_hidden_path_is_covered_only_inside_a_bound_folder_and_by_its_folder(tmp_path):
+    bound = [tmp_path / "bound", tmp_path / "course" / "grader"]
+    for folder in bound:
+        folder.mkdir(parents=True)
+    inside, outside, beside = bound[0] / "class" / "alice", tmp_path / "class" / "bob", tmp_path / "course" / "carol"
+    assert sandbox.covers([inside, bound[0] / "class" / "dave", outside], bound) == [bound[0] / "class"]
+    assert sandbox.covers([beside], [*bound, tmp_path / "course"]) == [beside]  # its folder holds a bound one
+
+
+def _processes_named(marker: str) -> list[str]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if marker.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(pid)
+        except OSError:
+            continue
+    return found
+
+
+@needs_sandbox
+def test_no_process_outlives_its_runner():
+    """A child in the runner's session and an orphaned grandchild (in a session of its own
+    where setsid works) die with the runner stopped at its limit: the sandbox's PID namespace."""
+    marker = "left-behind-by-leaves_processes"  # its sleepers' names (never import the attack here)
+    grader = subprocess.Popen([sys.executable, "-m", "grader", "check", "max_fn", "--impl",
+                               str(HOSTILE / "leaves_processes.py"), "--timeout", "8", "--json"],
+                              cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    seen = set()
+    while grader.poll() is None:
+        seen.update(_processes_named(marker))
+        time.sleep(0.2)
+    assert len(seen) >= 2, "the attack left nothing behind to look for"
+    verdict = json.loads(grader.stdout.read().strip().splitlines()[-1])["checks"][0]
+    assert verdict["status"] == "error" and "did not finish within 8 s" in verdict["summary"], verdict
+    for _ in range(50):  # the namespace's processes are killed as its first one ends
+        if not _processes_named(marker):
+            break
+        time.sleep(0.1)
+    assert _processes_named(marker) == []
+
+
+@pytest.fixture(scope="module")
+def graded_beside_attacks(tmp_path_factory):
+    """One grading of max_fn, ``--jobs 2``, started with ``python -m grader`` from inside a
+    class folder: alice (correct) graded beside a hog of 200 busy processes, each trying to
+    lead its own session; a submission that is also a package named ``solutions``; and one
+    that looks for the class folder, the working folder, a file on the instructor's
+    PYTHONPATH and its classmates' names. Returns (rows by submission, the CLI's result, the
+    highest 1-minute load seen, the paths)."""
+    root = tmp_path_factory.mktemp("beside")
+    submissions, done = root / "class", finished_lessons()
+    instructor = root / "instructor"
+    instructor.mkdir()
+    (instructor / "roster.txt").write_text("alice, bob: the roster\n")
+    write_submission(submissions / "alice", done)
+    write_submission(submissions / "hogs", dict(done, **{"residual.py": (HOSTILE / "hogs_processes.py").read_text()}))
+    write_submission(submissions / "solutions", done)
+    imported = hostile_solutions(submissions)  # its __init__.py, beside its lessons/
+    places = {"class folder": str(submissions), "roster on PYTHONPATH": str(instructor / "roster.txt"),
+              "alice's lessons": str(submissions / "alice" / "lessons"), "classmates": "alice,hogs,solutions"}
+    seeker = (HOSTILE / "seeks_classmates.py").read_text().replace("PLACES = {}", f"PLACES = {places!r}")
+    write_submission(submissions / "seeker", dict(done, **{"residual.py": seeker}))
+    loads, grading = [], subprocess.Popen(
+        [sys.executable, "-m", "grader", "grade", ".", "--exercises", "max_fn", "--jobs", "2",
+         "--csv", str(root / "grades.csv"), "--gradescope", str(root / "gradescope")],
+        cwd=submissions, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(instructor)})
+    while grading.poll() is None:
+        loads.append(float(Path("/proc/loadavg").read_text().split()[0]))
+        time.sleep(0.5)
+    result = subprocess.CompletedProcess(grading.args, grading.returncode, grading.stdout.read(), grading.stderr.read())
+    rows = {r["submission"]: r for r in csv.DictReader((root / "grades.csv").open())} if (root / "grades.csv").exists() else {}
+    return rows, result, max(loads, default=0.0), {"imported": imported, "gradescope": root / "gradescope"}
+
+
+@needs_sandbox
+def test_a_hog_beside_a_correct_submission_changes_nothing_of_its_verdict(graded_beside_attacks):
+    rows, result, load, _ = graded_beside_attacks
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert rows["alice"]["status"] == "passed", rows["alice"]
+    hog = rows["hogs"]
+    assert hog["status"] in ("error", "failed"), hog  # its own runner: stopped, or out of processes
+    if os.geteuid() == 0:  # the kernel never stops root's processes: the decider's count does
+        assert hog["status"] == "error" and f"more than {sandbox.PROCESS_LIMIT} processes" in hog["summary"], hog
+    assert load < 100, f"the machine's load reached {load}"
+
+
+@needs_sandbox
+def test_grading_from_a_class_folder_never_imports_its_solutions_package(graded_beside_attacks):
+    rows, result, _, paths = graded_beside_attacks
+    assert not paths["imported"].exists(), "the class folder's solutions/ ran in a grader process"
+    assert rows["solutions"]["status"] == "passed", rows["solutions"]  # graded as the submission it is
+
+
+@needs_sandbox
+def test_a_grading_runner_sees_no_class_folder_no_working_folder_and_no_pythonpath(graded_beside_attacks):
+    rows, _, _, paths = graded_beside_attacks
+    assert rows["seeker"]["status"] == "failed", rows["seeker"]
+    output = "\n".join(test["output"] for test in json.loads(
+        (paths["gradescope"] / "seeker" / "results.json").read_text())["tests"])
+    for what in ("class folder", "roster on PYTHONPATH", "alice's lessons"):
+        assert f"{what}: absent, refused (No such file or directory)" in output, output
+    assert "names in the mount table: []" in output, output
