@@ -14,8 +14,9 @@ import pytest
 from grader import exercises, grade
 from grader.gradebook import outputs, report, results, roster, scoring, sheets
 from grader.grade import Row
-from grader.release import grading_config, secret
+from grader.release import gradescope, grading_config, secret
 from grader.verdict import ERROR, FAILED, NOT_STARTED, PASSED, TEXT_LIMIT, Finding, Verdict, format_text, printable
+from tests.conftest import run_grader
 
 HOSTILE = "\x1b[2J\x1b]0;owned\x07\ud800\u202e\r=cmd|' /C calc'!A0\x00\x9b"
 CONTROL = [chr(c) for c in (*range(0x20), *range(0x7f, 0xa0)) if chr(c) not in "\n\t"] + ["\ud800", "\u202e"]
@@ -314,3 +315,35 @@ def test_results_go_to_one_file_or_to_a_folder_leaving_the_others(tmp_path):
     assert results.write(hostile_rows()[:1], tmp_path / "one.json", points()) == [tmp_path / "one.json"]
     with pytest.raises(ValueError, match="one results.json"):
         results.write(hostile_rows(), tmp_path / "two.json", points())
+
+
+# --- the autograder's secret and config ----------------------------------------------------------
+
+def test_the_autograder_zip_carries_its_secret_and_config_and_keeps_the_secret_beside_it(tmp_path):
+    config = tmp_path / "grading.toml"
+    config.write_text('visibility = "after_due_date"\n[points]\nmax_fn = 2\n')
+    archive = tmp_path / "hw.zip"
+    built = run_grader("autograder", str(archive), "--exercises", "max_fn", "--config", str(config))
+    assert built.returncode == 0, built.stderr
+    kept = tmp_path / "hw.secret"
+    assert str(kept) in built.stdout and stat.S_IMODE(kept.stat().st_mode) == 0o600
+    assert secret.read(kept).hex() not in built.stdout
+    with zipfile.ZipFile(archive) as opened:
+        assert opened.read("secret") == kept.read_bytes() and opened.read("grading.toml") == config.read_bytes()
+        assert opened.getinfo("secret").external_attr >> 16 & 0o777 == 0o600
+        assert '--config "$root/source/grading.toml"' in opened.read("run_autograder").decode()
+    again = run_grader("autograder", str(tmp_path / "hw2.zip"), "--secret-file", str(kept))
+    assert again.returncode == 0 and zipfile.ZipFile(tmp_path / "hw2.zip").read("secret") == kept.read_bytes()
+    refused = run_grader("autograder", str(archive))  # hw.secret exists: never replaced
+    assert refused.returncode == 2 and "--secret-file" in refused.stderr and secret.read(kept)
+    config.write_text("[points]\nmax_fm = 2\n")
+    wrong = run_grader("autograder", str(tmp_path / "hw3.zip"), "--config", str(config))
+    assert wrong.returncode == 2 and "max_fn" in wrong.stderr and not (tmp_path / "hw3.zip").exists()
+
+
+def test_an_autograder_without_its_secret_says_so_in_results(tmp_path):
+    (tmp_path / "submission" / "lessons").mkdir(parents=True)
+    (tmp_path / "submission" / "lessons" / "__init__.py").write_text("")
+    assert gradescope.main([str(tmp_path), "--secret-file", str(tmp_path / "missing")]) == 0
+    said = json.loads((tmp_path / "results" / "results.json").read_text())
+    assert said["score"] == 0.0 and "could not read its grading secret" in said["output"]
