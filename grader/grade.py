@@ -49,13 +49,16 @@ class Row:
 
 
 RESERVED = ("results.json",)  # keys that name what grading writes in a --gradescope folder
+METADATA = "submission_metadata.json"  # Gradescope's, beside a submission's files: a folder holding
+# it is one submission (grader/gradebook/roster.py reads it)
 MAX_KEY = 200  # characters of a key: a folder of that name is written under --gradescope
 
 
 def submissions(paths: list[str]) -> tuple[dict[str, Path], list[str]]:
     """({key: path}, refused) for the submissions ``paths`` name: each a submission itself (a
-    zip, or a folder with ``lessons/`` at its top), or a folder whose entries (folders and
-    zips) are submissions, their ``lessons/`` at their top or one level down. A key is the
+    zip, a folder with ``lessons/`` at its top, or one laid out as Gradescope's, with its
+    METADATA), or a folder whose entries (folders and zips) are submissions, their ``lessons/``
+    at their top or one level down. A key is the
     file's full name (a zip's less ``.zip``), made printable: ``jane.doe`` and ``jane.zzz`` are
     two. ``refused`` says, one message each, which were not taken and why: a hidden, reserved
     or too long name (``.``, ``..``, ``..zip``, ``results.json.zip``), or two that share a key
@@ -68,7 +71,7 @@ def submissions(paths: list[str]) -> tuple[dict[str, Path], list[str]]:
             raise SubmissionError(f"no file or folder at {printable(text, 300, True)!r}; expected a "
                                   "submission (a folder holding lessons/, or a zip of one) or a folder "
                                   "of submissions")
-        if _is_zip(path) or (path / "lessons" / "__init__.py").is_file():
+        if _is_zip(path) or (path / "lessons" / "__init__.py").is_file() or (path / METADATA).is_file():
             entries = [Path(os.path.abspath(path))]  # `grader grade .` names the folder it is in
         else:
             entries = sorted(p for p in path.iterdir() if p.is_dir() or _is_zip(p))

@@ -101,6 +101,9 @@ def test_a_submission_named_twice_is_graded_once_and_a_missing_one_is_an_error(t
     (tmp_path / "bob" / "lessons" / "__init__.py").write_text("")
     found, refused = grade.submissions([str(tmp_path / "bob"), str(tmp_path / "bob") + "/"])
     assert list(found) == ["bob"] and refused == []
+    (tmp_path / "zoe" / "submission" / "lessons").mkdir(parents=True)  # as Gradescope lays one out
+    (tmp_path / "zoe" / roster.METADATA).write_text("{}")
+    assert list(grade.submissions([str(tmp_path / "zoe")])[0]) == ["zoe"]  # regraded alone, still zoe
     with pytest.raises(grade.SubmissionError, match="no file or folder at .*\\\\x1b"):
         grade.submissions([str(tmp_path / "gone\x1b[2J")])
 

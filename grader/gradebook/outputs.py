@@ -59,6 +59,6 @@ def write(rows: list[Row], refused: list[str], scoring: Scoring, sandboxed: bool
             continue
         try:
             writer(path)
-        except (OSError, ValueError) as exc:  # SheetError is a ValueError
-            failures.append(f"{path} was not written: {exc}")
+        except Exception as exc:  # noqa: BLE001 - one output never stops the others (SheetError says why)
+            failures.append(f"{path} was not written: {exc if isinstance(exc, (OSError, ValueError)) else repr(exc)}")
     return failures

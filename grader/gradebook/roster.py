@@ -7,9 +7,8 @@ import json
 import os
 from pathlib import Path
 
+from grader.grade import METADATA
 from grader.verdict import printable
-
-METADATA = "submission_metadata.json"
 MAX_BYTES = 256 * 1024  # Gradescope's file is a few KB
 MAX_USERS = 20  # a group submission lists each member
 FIELD_LIMIT = 200  # characters of one member's id, name or email
