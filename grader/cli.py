@@ -332,8 +332,8 @@ def grade(parser: argparse.ArgumentParser, args) -> int:
 
     def decided(row) -> None:  # its key is printable (grade.submissions)
         print(f"graded {row.submission}: {sum(v.passed for v in row.verdicts)} of {len(row.verdicts)} checks "
-              f"passed, {sum(points.earned(v) for v in row.verdicts):g} of {sum(points.points.values()):g} "
-              "points", flush=True)
+              f"passed, {scoring.shown(sum(points.earned(v) for v in row.verdicts))} of "
+              f"{scoring.shown(sum(points.points.values()))} points", flush=True)
 
     try:
         rows = grading.grade(found, selected, secret, args.jobs, args.timeout, sandboxed, decided)

@@ -6,7 +6,7 @@ from collections import Counter
 
 from grader.grade import Row
 from grader.gradebook.results import SANDBOXED, UNSANDBOXED
-from grader.gradebook.scoring import Scoring
+from grader.gradebook.scoring import Scoring, shown
 from grader.verdict import ERROR, FAILED, NOT_DEFINED, NOT_STARTED, PASSED, Verdict, printable
 
 NAME_WIDTH = 40  # characters of a submission's name in the table
@@ -37,7 +37,7 @@ def table(rows: list[Row], scoring: Scoring, sandboxed: bool = True) -> str:
                       *(printable(cell(verdicts[e]), 80, one_line=True) if e in verdicts else "-"
                         for e in exercise_ids),
                       f"{sum(v.passed for v in row.verdicts)}/{len(row.verdicts)}",
-                      f"{sum(scoring.earned(v) for v in row.verdicts):g}/{sum(scoring.points.values()):g}"])
+                      f"{shown(sum(scoring.earned(v) for v in row.verdicts))}/{shown(sum(scoring.points.values()))}"])
     widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
     body = "\n".join("  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines)
     return (f"{body}\n\n{SANDBOXED if sandboxed else UNSANDBOXED}. \"held\": properties "
@@ -52,7 +52,7 @@ def summary(rows: list[Row], scoring: Scoring, refused: list[str] = ()) -> str:
     worth = sum(scoring.points.values())
     mean = sum(scoring.earned(v) for r in rows for v in r.verdicts) / max(1, len(rows))
     lines = [f"Class summary: {len(rows)} submission(s) graded in this run"
-             + (f", {len(refused)} refused" if refused else "") + f"; mean {mean:.2f} of {worth:g} points."]
+             + (f", {len(refused)} refused" if refused else "") + f"; mean {mean:.2f} of {shown(worth)} points."]
     statuses = (PASSED, FAILED, ERROR, NOT_STARTED, NOT_DEFINED)
     table = [["exercise", "pass rate", *statuses, "mean points"]]
     for exercise_id in scoring.points:
@@ -61,7 +61,7 @@ def summary(rows: list[Row], scoring: Scoring, refused: list[str] = ()) -> str:
         rate = f"{counts[PASSED]}/{len(verdicts)}" + (f" ({counts[PASSED] / len(verdicts):.0%})" if verdicts else "")
         points = sum(scoring.earned(v) for v in verdicts) / max(1, len(verdicts))
         table.append([exercise_id, rate, *(str(counts[s]) for s in statuses),
-                      f"{points:.2f}/{scoring.worth(exercise_id):g}"])
+                      f"{points:.2f}/{shown(scoring.worth(exercise_id))}"])
     widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
     lines += ["  " + "  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in table]
     failing = Counter((v.exercise, f.name) for r in rows for v in r.verdicts

@@ -32,3 +32,8 @@ def load(path: Path | None, exercise_ids: list[str]) -> Scoring:
     raises ConfigError naming what is wrong."""
     config = grading_config.load(path, exercise_ids)
     return Scoring(config.points, config.partial_credit, config.visibility)
+
+
+def shown(points: float) -> str:
+    """Points as written: up to 4 decimals, no trailing zeros (2, 0.5, 0.3333, 1000.125)."""
+    return f"{points:.4f}".rstrip("0").rstrip(".")

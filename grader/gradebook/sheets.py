@@ -11,7 +11,7 @@ from pathlib import Path
 
 from grader import exercises
 from grader.grade import Row
-from grader.gradebook.scoring import Scoring
+from grader.gradebook.scoring import Scoring, shown
 from grader.verdict import ERROR, printable
 
 CELL_LIMIT = 16 * 1024  # characters of one cell: Python's csv reads up to 128 KB a field
@@ -36,10 +36,6 @@ def cell(value) -> str:
     return inert(printable(str(value), CELL_LIMIT))
 
 
-def points_text(points: float) -> str:
-    return f"{points:g}"
-
-
 def long_rows(rows: list[Row], scoring: Scoring, sandboxed: bool) -> list[list[str]]:
     """Every verdict's row of the long CSV; a verdict that cannot be written (whatever it holds)
     gets a row saying so, and the others are written all the same."""
@@ -48,8 +44,8 @@ def long_rows(rows: list[Row], scoring: Scoring, sandboxed: bool) -> list[list[s
         for v in row.verdicts:
             try:
                 written.append([cell(x) for x in (
-                    row.submission, v.exercise, v.status, points_text(scoring.earned(v)),
-                    points_text(scoring.worth(v.exercise)), v.properties, len(v.findings), len(v.observed),
+                    row.submission, v.exercise, v.status, shown(scoring.earned(v)),
+                    shown(scoring.worth(v.exercise)), v.properties, len(v.findings), len(v.observed),
                     v.observed_failed, "yes" if sandboxed else "no (--no-sandbox)", f"{v.seconds:.1f}", v.seed,
                     v.summary, "; ".join(f"{f.property}: {f.hint}" if f.hint else f.property for f in v.findings),
                     "; ".join(v.reference_opened))])
@@ -68,9 +64,9 @@ def wide_rows(rows: list[Row], scoring: Scoring) -> tuple[list[str], list[list[s
     for row in rows:
         earned = {v.exercise: scoring.earned(v) for v in row.verdicts}
         written.append([cell(row.submission), *(cell(row.student.get(k, "")) for k in WHO[1:]),
-                        *(points_text(earned[e]) if e in earned else "" for e in graded),
-                        points_text(round(sum(earned.values()), 4)),
-                        points_text(round(sum(scoring.worth(e) for e in graded), 4)),
+                        *(shown(earned[e]) if e in earned else "" for e in graded),
+                        shown(round(sum(earned.values()), 4)),
+                        shown(round(sum(scoring.worth(e) for e in graded), 4)),
                         "" if row.seed is None else str(row.seed)])
     return [*WHO, *graded, *TOTALS], written
 
