@@ -50,6 +50,8 @@ CASES = [  # (file, exercise, status, words the diagnosis must contain)
     # the decider builds the forward log from entries sent as each forward ran
     ("rewrites_observer_log", "autoregressive_generate", "failed", "forwards with use_cache=True"),
     ("forges_head_entry", "eagle_generate", "error", "an observer's entry is malformed"),
+    # 2 GB of observer entries, which the decider would keep: refused past 16 MB
+    ("floods_observer_entries", "autoregressive_generate", "error", "more than 100000 entries or 16 MB"),
 ]
 
 
@@ -195,3 +197,16 @@ def test_observer_entries_are_capped_per_check():
     many.entries = observation.MAX_ENTRIES
     with pytest.raises(ValueError, match="entries"):
         many.add_entry(entry)
+
+
+def test_memory_beyond_the_limits_is_refused_in_every_form():
+    """A shared mapping counts against the runner's memory (RLIMIT_AS), and every in-memory
+    folder of its sandbox is read-only or sized: /dev/shm 16 MB, /tmp 64 MB (a file at most
+    32 MB), /dev and the covers none."""
+    result = run_grader("check", "max_fn", "--impl", str(HOSTILE / "maps_memory.py"), "--json")
+    output = json.loads(result.stdout.strip().splitlines()[-1])["checks"][0]["output"]
+    assert "shared 12 GiB: refused" in output, output
+    assert "/dev/shm: stopped after 16 MB: No space left on device" in output, output
+    assert "/tmp: stopped after 32 MB: File too large" in output, output
+    for folder in ("/dev", "grader/judges", "grader/studies"):
+        assert f"{folder}: stopped after 0 MB: Read-only file system" in output, output

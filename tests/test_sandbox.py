@@ -445,3 +445,22 @@ def test_a_grading_runner_sees_no_class_folder_no_working_folder_and_no_pythonpa
     for what in ("class folder", "roster on PYTHONPATH", "alice's lessons"):
         assert f"{what}: absent, refused (No such file or directory)" in output, output
     assert "names in the mount table: []" in output, output
+
+
+def test_a_decider_past_its_memory_limit_costs_only_its_row(monkeypatch):
+    """The spawned decider's writable memory is limited (``_send_row``): an allocation past it
+    ends in an error row for that submission alone (forked here, so that a stand-in for
+    grade_one allocates 1 GB more than the limit)."""
+    import multiprocessing
+    monkeypatch.setattr(grading, "grade_one", lambda *args: bytearray(grading.DECIDER_MEMORY_BYTES + 2**30))
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+    decider = context.Process(target=grading._send_row, args=(send, "greedy", Path("greedy"), ["max_fn"],
+                                                              b"a secret of 16 bytes", None, Path("work"), False, ()))
+    decider.start()
+    send.close()
+    assert receive.poll(60)
+    row = receive.recv()
+    decider.join(timeout=30)
+    assert row.submission == "greedy" and row.verdicts[0].status == "error", row
+    assert f"more than {grading.DECIDER_MEMORY_BYTES // 2**30} GB of memory" in row.verdicts[0].summary
