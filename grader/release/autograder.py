@@ -47,7 +47,8 @@ RUN_AUTOGRADER = """#!/usr/bin/env bash
 # AUTOGRADER_PYTHON names a Python with the course's dependencies (default: setup.sh's).
 root="${AUTOGRADER_ROOT:-/autograder}"
 export PYTHONPATH="$root/source/course"  # the zip's course, whatever else that Python has installed
-exec "${AUTOGRADER_PYTHON:-$root/source/venv/bin/python}" -m grader.release.gradescope "$root" {options}
+export PYTHONSAFEPATH=1  # no Python it starts puts its working folder (a submission's?) on its import path
+exec "${AUTOGRADER_PYTHON:-$root/source/venv/bin/python}" -P -m grader.release.gradescope "$root" {options}
 """
 
 

@@ -10,7 +10,7 @@ import warnings
 
 OUTPUT_LIMIT_BYTES = 32 * 2**20  # a flood of prints fails the write instead of filling the disk
 # memory of each process: its address space in the sandbox (RLIMIT_AS, which counts shared mappings;
-# the reference's runners peak at 1.28 GB, static_cache's compile included), its writable memory
+# the reference's runners peak at 1.22 GiB, static_cache's compile included), its writable memory
 # outside (RLIMIT_DATA: CUDA's address-space reservations, visible there, would pass any AS limit)
 MEMORY_LIMIT_BYTES = 8 * 2**30
 OPEN_FILES_LIMIT = 1024
