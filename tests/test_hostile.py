@@ -210,3 +210,32 @@ def test_memory_beyond_the_limits_is_refused_in_every_form():
     assert "/tmp: stopped after 32 MB: File too large" in output, output
     for folder in ("/dev", "grader/judges", "grader/studies"):
         assert f"{folder}: stopped after 0 MB: Read-only file system" in output, output
+
+
+def test_a_runners_clock_starts_at_its_launch(monkeypatch):
+    """A runner that says it starts its check late (a start-up starved of CPU, or delayed on
+    purpose) has that delay counted against its limit: the check ends STARTUP_TIMEOUT plus
+    the limit after the launch, not the limit after the start record."""
+    import os
+    import subprocess
+    import threading
+
+    from grader.decider.channel import Channel
+    monkeypatch.setattr(run, "STARTUP_TIMEOUT", 1.0)
+    read_fd, write_fd = os.pipe()
+    process = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    launched = time.monotonic()
+
+    def start_late():
+        time.sleep(1.5)
+        os.write(write_fd, b'{"start": "max_fn", "output_at": 0}\n')
+
+    threading.Thread(target=start_late, daemon=True).start()
+    with open(os.devnull, "rb") as nothing:
+        verdict, _ = next(run._records_decided(process, Channel(read_fd), ["max_fn"], {"max_fn": 0}, 1.0,
+                                               run.Output(nothing.fileno()), launched))
+    elapsed = time.monotonic() - launched
+    os.close(write_fd)
+    assert "did not finish within 1 s" in verdict.summary, verdict.summary
+    assert 1.9 < elapsed < 2.4, elapsed  # launch + 1 s of start-up + 1 s; from the start record: 2.5 s
+    assert process.poll() is not None
