@@ -204,6 +204,11 @@ class _Isolating(importlib.abc.Loader):
     def __init__(self, loader, isolation: Isolation):
         self.loader, self.isolation = loader, isolation
 
+    def __getattr__(self, name):  # the rest of a loader's interface (get_source, is_package…)
+        if name == "loader":  # not set yet (a copy): no recursion
+            raise AttributeError(name)
+        return getattr(self.loader, name)
+
     def create_module(self, spec):
         return self.loader.create_module(spec)
 

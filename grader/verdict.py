@@ -119,7 +119,6 @@ class Verdict:
     stood_in_failed: list[str] = field(default_factory=list)  # those of ``stood_in`` whose own
     # exercise the learner's code did not pass in the same run (information, not a finding)
 
-
     @property
     def observed_failed(self) -> int:
         return sum(f.kind == OBSERVED for f in self.findings)

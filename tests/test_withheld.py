@@ -76,6 +76,35 @@ def test_each_stand_in_is_withheld_with_the_exercise_it_could_do():
         assert set(names) <= reference.stand_ins(exercise_id), exercise_id
 
 
+CALL_STAND_INS = """
+import importlib, inspect, json, sys
+from grader.decider.reference import reference_sources
+from grader.runner.reference import ReferenceWithheld, SentReference
+raised = {}
+for exercise, names in json.loads(sys.argv[1]).items():
+    SentReference(reference_sources((exercise,)))  # a fresh solutions, as that exercise's runner has it
+    for module, name in names:
+        step = getattr(importlib.import_module(f"solutions.{module}"), name)
+        required = [p for p in inspect.signature(step).parameters.values() if p.default is p.empty]
+        try:
+            step(*[None] * len(required))
+            raised[f"{exercise}: {name}"] = "ran"
+        except ReferenceWithheld:
+            raised[f"{exercise}: {name}"] = "withheld"
+        except Exception as exc:
+            raised[f"{exercise}: {name}"] = type(exc).__name__
+print(json.dumps(raised))
+"""
+
+
+def test_each_stand_in_raises_in_the_runner_of_the_exercise_it_could_do():
+    result = subprocess.run([sys.executable, "-c", CALL_STAND_INS, json.dumps(STAND_INS)], capture_output=True,
+                            text=True, cwd=ROOT, timeout=300)
+    assert result.returncode == 0, result.stderr
+    raised = json.loads(result.stdout)
+    assert raised == {f"{e}: {name}": "withheld" for e, names in STAND_INS.items() for _, name in names}
+
+
 def test_what_an_exercise_builds_on_stays_and_what_its_check_needs_is_never_a_stub():
     """Lesson 10's loop calls the reference's distillation_loss, lesson 11's tree loop its
     verifier of children: earlier or same-lesson steps an exercise builds on are never withheld;

@@ -26,10 +26,10 @@ import functools
 from pathlib import Path
 
 from grader import exercises, sources
+from grader.decider import sandbox
 
 STUB_IMPORT = "from grader.runner.reference import ReferenceWithheld as _ReferenceWithheld"
 WITHHELD_LIST = "__withheld__"  # a stubbed module's tuple of its stubbed names
-RUNNER_NEVER_IMPORTS = ("grader.judges", "grader.oracle.laws")  # the decider's alone
 Name = tuple[str, str]  # (module of solutions/, top-level name)
 
 
@@ -214,7 +214,7 @@ def _course_modules(start: str) -> list[str]:
     seen, pending = [], [start]
     while pending:
         module = pending.pop()
-        if module in seen or module.startswith(RUNNER_NEVER_IMPORTS) or _course_file(module) is None:
+        if module in seen or module.startswith(_DECIDER_ONLY) or _course_file(module) is None:
             continue
         seen.append(module)
         for node in ast.walk(_parse(_course_file(module))):
@@ -224,6 +224,9 @@ def _course_modules(start: str) -> list[str]:
             elif isinstance(node, ast.Import):
                 pending.extend(a.name for a in node.names if a.name.startswith("grader"))
     return seen
+
+
+_DECIDER_ONLY = tuple(p.removesuffix(".py").replace("/", ".") for p in sandbox.DECIDER_ONLY)  # never a runner's
 
 
 @functools.cache
