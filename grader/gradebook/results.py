@@ -26,7 +26,7 @@ TERMINAL_ONLY = (  # (pattern, replacement): what the checks say to someone runn
 
 def reproduce(exercise: str, seed: int) -> str:
     return (f"To see this again on your computer: `grader check {exercise} --seed {seed} -v` in the course's "
-            "folder, with your lessons/ (the same draws; here the reference stood in for your other exercises).")
+            "folder, with your lessons/ (the same draws).")
 
 
 def browser_text(text: str) -> str:
