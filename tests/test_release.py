@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import types
 import zipfile
 from pathlib import Path
 
@@ -421,3 +422,28 @@ def test_the_list_in_a_release_without_solutions_says_which_exercises_the_autogr
     assert listing.returncode == 0, listing.stderr
     rows = {line.split()[1]: line for line in listing.stdout.splitlines()[1:] if line[:1].isdigit()}
     assert AUTOGRADERS in rows["speculative_generate"] and AUTOGRADERS not in rows["greedy_match"], listing.stdout
+
+
+def test_the_checks_never_advise_importing_a_stub_of_the_reference(monkeypatch):
+    """A learner's function that calls an unfinished step is told to finish it, and to import
+    the reference's step meanwhile only where the reference's is no stub: the public reference
+    lists its stubs in ``__withheld__``, its modules, as the release writes them, too."""
+    from grader.checks import harness
+
+    unfinished = {}
+    exec("def max_fn(x):\n    raise NotImplementedError\n", unfinished)  # the lesson's stub, named as there
+    try:
+        unfinished["max_fn"](None)
+    except NotImplementedError as exc:
+        raised = exc
+    run = harness.CheckRun(exercises.get("speculative_sampling"), None, 0)
+    said = {}
+    for where, withheld in (("full", ()), ("public", ("max_fn",))):
+        reference = types.SimpleNamespace(max_fn=None, __withheld__=withheld)
+        monkeypatch.setattr(harness, "_reference_module", lambda module, reference=reference: reference)
+        said[where] = run._unfinished("speculative_sampling", raised).summary
+    assert "import the reference one: `from solutions.residual import max_fn`" in said["full"], said
+    assert said["public"].endswith("Finish `max_fn` first (`grader check max_fn`)."), said
+    module = types.ModuleType("residual")
+    exec(public.sources()["solutions/residual.py"], module.__dict__)
+    assert module.__withheld__ == ("max_fn",)

@@ -166,7 +166,9 @@ class CheckRun:
         module = owner.module if owner else Path(frame.filename).stem
         how = f"`grader check {owner.id}`" if owner else "its docstring has the contract"
         advice = f"Finish `{raiser}` first ({how})"
-        if hasattr(_reference_module(module), helper):
+        reference = _reference_module(module)
+        if hasattr(reference, helper) and helper not in getattr(reference, "__withheld__", ()):  # not a stub:
+            # the public reference of a release without solutions stubs every exercise's names
             advice += f", or meanwhile import the reference one: `from solutions.{module} import {helper}`"
         return Stop(ERROR, f"`{name}` calls `{raiser}` ({Path(frame.filename).name}, line "
                            f"{frame.lineno}), which still raises NotImplementedError. {advice}.",

@@ -17,6 +17,7 @@ from grader import exercises
 from grader.decider.reference import reference_sources
 
 MARK = "solutions/PUBLIC.md"  # present in the public reference alone
+WITHHELD = "__withheld__"  # a module's tuple of its stubbed names, as a grading runner's reference has it
 HEADER = ("# The public reference of a release without solutions (grader/release/public.py): the "
           "checks' inputs, every exercise's own functions a stub.\n")
 
@@ -69,8 +70,9 @@ def sources() -> dict[str, str]:
 
 def released(source: str, module: str) -> str:
     """``source`` with each stub's message saying that the release leaves the answer out (the
-    decider's says "withheld while graded"); unchanged where it has no stub."""
-    tree = ast.parse(source)
+    decider's says "withheld while graded"), and its stubbed names listed in ``WITHHELD``
+    where the decider has not listed them; unchanged where it has no stub."""
+    tree, stubbed = ast.parse(source), []
     for node in tree.body:
         methods = node.body if isinstance(node, ast.ClassDef) else [node]
         for function in (m for m in methods if isinstance(m, ast.FunctionDef) and _stub_call(m)):
@@ -78,6 +80,11 @@ def released(source: str, module: str) -> str:
             _stub_call(function).args = [ast.Constant(
                 f"`{module}.{name}` is not in this release: it is an exercise's answer, which your "
                 f"course's autograder alone holds. Write it in lessons/{module.split('.')[-1]}.py.")]
+            stubbed.append(node.name)
+    listed = any(isinstance(node, ast.Assign) and any(getattr(t, "id", None) == WITHHELD for t in node.targets)
+                 for node in tree.body)
+    if stubbed and not listed:  # the checks' advice never points at a stub (grader/checks/harness.py)
+        tree.body += ast.parse(f"{WITHHELD} = {tuple(sorted(set(stubbed)))!r}").body
     return ast.unparse(tree) + "\n"
 
 
