@@ -235,9 +235,9 @@ def stood_in_text(verdict: Verdict) -> str:
     steps, failed = ", ".join(verdict.stood_in), ", ".join(verdict.stood_in_failed)
     if not failed:
         return f"graded on its own: the reference's {steps} stood in for yours."
-    outcome = "passes" if verdict.passed else "graded on its own"
-    return (f"{outcome} with the reference's {steps} in place of yours; your {failed} failed its own "
-            "check in this run — fix it first.")
+    outcome = "passes" if verdict.passed else "graded on its own,"
+    return (f"{outcome} with the reference's {steps} in place of yours; your {failed} did not pass its "
+            "own check in this run — fix it first.")
 
 
 def power_statement(detectable: list[tuple[str, float]]) -> str:

@@ -12,6 +12,8 @@ import pytest
 
 from grader import exercises
 from grader.decider import run
+from grader.decider.reference import stood_in_noted
+from grader.verdict import FAILED, PASSED, Verdict, format_text, stood_in_text
 from tests.conftest import ROOT, run_grader
 from tests.test_grade import SANDBOX, finished_lessons, write_submission
 
@@ -79,15 +81,15 @@ def test_exercises_share_a_runner_only_when_they_withhold_the_same():
                        ["feature_draft", "eagle_loss"], ["processors"]]
 
 
-GRADED = ["tree_attention", "feature_draft", "max_fn", "speculative_sampling"]
+GRADED = ["tree_attention", "feature_draft", "speculative_sampling"]
 
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    """One class graded once: the reference copied as a submission, and one with a wrong max_fn,
-    a trees.py that does not import and a lessons/__init__.py that raises. tree_attention and
-    feature_draft together: feature_draft's check lays out its tree with the reference's
-    tree_layout, which tree_attention's runner withholds."""
+    """One class graded once (six runners): the reference copied as a submission, and one with a
+    wrong max_fn, a trees.py that does not import and a lessons/__init__.py that raises.
+    tree_attention and feature_draft together: feature_draft's check lays out its tree with the
+    reference's tree_layout, which tree_attention's runner withholds."""
     root = tmp_path_factory.mktemp("isolation")
     done = finished_lessons()
     write_submission(root / "class" / "reference", done)
@@ -114,13 +116,28 @@ def test_the_reference_passes_tree_attention_beside_feature_draft(graded):
 def test_one_bug_costs_one_exercise(graded):
     rows, outputs = graded
     status = {e: rows[("broken", e)]["status"] for e in GRADED}
-    assert status == {"tree_attention": "error", "feature_draft": "passed", "max_fn": "failed",
-                      "speculative_sampling": "passed"}, {e: rows[("broken", e)]["summary"] for e in GRADED}
+    assert status == {"tree_attention": "error", "feature_draft": "passed", "speculative_sampling": "passed"}, \
+        {e: rows[("broken", e)]["summary"] for e in GRADED}
     assert "syntax error" in rows[("broken", "tree_attention")]["summary"]  # trees.py's own exercise
-    assert ("passes with the reference's max_fn in place of yours; your max_fn failed its own check in "
-            "this run — fix it first.") in outputs["broken"]["speculative_sampling"]
+    assert "graded on its own: the reference's max_fn stood in for yours." in outputs["broken"]["speculative_sampling"]
     assert "graded on its own" not in outputs["broken"]["feature_draft"]  # its reference calls no other step
-    assert "lessons/__init__.py failed to import (ImportError: a typo in the package)" in outputs["broken"]["max_fn"]
+    said = "lessons/__init__.py failed to import (ImportError: a typo in the package)"
+    assert said in outputs["broken"]["speculative_sampling"] and said in outputs["broken"]["feature_draft"]
+
+
+def test_a_verdict_says_which_of_the_learners_own_steps_failed_in_the_run():
+    verdicts = [Verdict("max_fn", FAILED, "", 1), Verdict("speculative_sampling", PASSED, "", 2),
+                Verdict("speculative_generate", FAILED, "", 3)]
+    noted = {v.exercise: v for v in stood_in_noted(verdicts)}
+    assert (noted["speculative_sampling"].stood_in, noted["speculative_sampling"].stood_in_failed) == (["max_fn"], ["max_fn"])
+    assert stood_in_text(noted["speculative_sampling"]) == (
+        "passes with the reference's max_fn in place of yours; your max_fn did not pass its own check in this "
+        "run — fix it first.")
+    assert (noted["speculative_generate"].stood_in, noted["speculative_generate"].stood_in_failed) == (
+        ["speculative_sampling"], [])  # the learner's passed
+    assert stood_in_text(noted["speculative_generate"]) == (
+        "graded on its own: the reference's speculative_sampling stood in for yours.")
+    assert noted["max_fn"].stood_in == [] and "graded on its own" not in format_text(noted["max_fn"])
 
 
 @pytest.mark.slow  # every exercise's check with its runner: minutes
