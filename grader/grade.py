@@ -220,9 +220,10 @@ def submission_seeds(secret: bytes, name: str, exercise_ids: list[str]) -> dict[
 
 def row_deadline(exercise_ids: list[str], timeout: float | None) -> float:
     """Seconds a submission's decider may take at most: its copy, then each check's limit
-    with a runner's start-up and end, twice (each exercise has a runner of its own, and one
-    more when its replay did not match the runner's records: ``Runner.rechecked``)."""
-    return COPY_SECONDS + 2 * sum((timeout or exercises.get(e).time_limit) + STARTUP_TIMEOUT + END_MARGIN
+    with a runner's start-up and end, three times (each exercise has a runner, one more when
+    its replay did not match the runner's records, ``Runner.rechecked``, and one more when it
+    failed on statistical tests alone and is decided again on fresh draws)."""
+    return COPY_SECONDS + 3 * sum((timeout or exercises.get(e).time_limit) + STARTUP_TIMEOUT + END_MARGIN
                                   for e in exercise_ids)
 
 

@@ -13,7 +13,7 @@ import pytest
 from grader import exercises
 from grader.decider import run
 from grader.decider.reference import stood_in_noted
-from grader.verdict import FAILED, PASSED, Verdict, format_text, stood_in_text
+from grader.verdict import FAILED, LAW, PASSED, Finding, Verdict, format_text, stood_in_text
 from tests.conftest import ROOT, run_grader
 from tests.test_grade import SANDBOX, finished_lessons, write_submission
 
@@ -158,3 +158,31 @@ def test_the_reference_passes_every_exercise_through_run_autograder(tmp_path):
     tests = json.loads((folder / "results" / "results.json").read_text())["tests"]
     assert [t["name"] for t in tests] == [f"{e.id}: passed" for e in exercises.EXERCISES], \
         [t["output"][:400] for t in tests if t["status"] != "passed"]
+
+
+def test_a_statistical_failure_counts_only_when_fresh_draws_repeat_it(monkeypatch):
+    """Scripted runners: ``lucky`` fails a law by chance, then passes on fresh draws; ``biased``
+    fails on both; ``wrong`` fails a value, which no fresh draw changes: not decided again."""
+    law = Finding("law of token 1", "", LAW, "p-value 1e-5")
+    first_seeds = {"speculative_sampling": 11, "multi_draft": 12, "max_fn": 13}
+    failing = {11, 12, run.fresh_seed(12), 13}
+    decided = []
+
+    def scripted(runner, batch, timeout, manifest):
+        for exercise in batch:
+            seed = runner.seeds[exercise]
+            decided.append((exercise, seed))
+            finding = Finding("norm", "", "value", "wrong") if exercise == "max_fn" else law
+            yield Verdict(exercise, FAILED if seed in failing else PASSED, "summary.", seed,
+                          findings=[finding] if seed in failing else [])
+
+    monkeypatch.setattr(run, "_decided", scripted)
+    verdicts = {v.exercise: v for v in run.run_isolated(list(first_seeds), "lessons", first_seeds, grading=True)}
+    assert sorted(decided) == sorted([*first_seeds.items(), ("speculative_sampling", run.fresh_seed(11)),
+                                      ("multi_draft", run.fresh_seed(12))])
+    lucky, biased, wrong = verdicts["speculative_sampling"], verdicts["multi_draft"], verdicts["max_fn"]
+    assert lucky.status == PASSED and lucky.seed == run.fresh_seed(11)
+    assert f"A first draw (seed 11) failed 1 statistical test(s); fresh draws (seed {run.fresh_seed(11)}) passed" \
+        in lucky.summary
+    assert biased.status == FAILED and biased.seed == 12 and "did not pass either (failed), so it counts" in biased.summary
+    assert wrong.status == FAILED and wrong.summary == "summary."

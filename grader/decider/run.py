@@ -1,5 +1,6 @@
 """Runners started, their records awaited with deadlines, the checks replayed on them."""
 import ctypes
+import hashlib
 import importlib
 import json
 import os
@@ -18,7 +19,7 @@ from grader import exercises, sources
 from grader.decider import sandbox
 from grader.decider.channel import STARTUP_TIMEOUT, Channel, RunnerGone, RunnerOverLimit, RunnerTimeout
 from grader.decider.reference import reference_sources, stood_in_noted, withheld
-from grader.verdict import ERROR, Verdict, load_error_verdict
+from grader.verdict import ERROR, FAILED, LAW, Verdict, load_error_verdict
 
 # torch, the checks and the replay are imported only once the first runner has started
 # (Preparation, _decide): both processes then load them at once, on their own cores.
@@ -63,7 +64,44 @@ def run_isolated(exercise_ids: list[str], impl: str, seed: int | dict[str, int],
         return
     verdicts = {v.exercise: v for batch in runner_batches(exercise_ids)
                 for v in _decided(runner, batch, timeout, manifest)}
+    verdicts = _reexamined(runner, verdicts, timeout, manifest)
     yield from _tracebacks_once(stood_in_noted([verdicts[e] for e in exercise_ids]))
+
+
+def _reexamined(runner: "Runner", verdicts: dict, timeout, manifest: "Preparation") -> dict:
+    """``verdicts`` ({exercise id: verdict}), each one that failed on statistical tests alone
+    (every finding a law's p-value: ``chance_failure``) decided again on fresh draws
+    (``fresh_seed``) before it counts: it stays failed only when the fresh draws fail too. A
+    correct exercise fails each run with probability at most 1e-3, independently, so both
+    with at most 1e-6 (docs/grading.md derives the class's rate); a deterministic failure, or
+    an impossible outcome seen, counts at once."""
+    again = [e for e, verdict in verdicts.items() if chance_failure(verdict)]
+    if not again:
+        return verdicts
+    fresh = Runner(runner.impl, {e: fresh_seed(verdicts[e].seed) for e in again}, runner.grading,
+                   runner.import_root, runner.sandboxed, runner.hidden)
+    for batch in runner_batches(again):
+        for second in _decided(fresh, batch, timeout, manifest):
+            first = verdicts[second.exercise]
+            tested = (f"A first draw (seed {first.seed}) failed {len(first.findings)} statistical test(s); "
+                      f"fresh draws (seed {second.seed})")
+            verdicts[second.exercise] = (
+                replace(second, summary=f"{second.summary} {tested} passed: a statistical failure counts "
+                                        "only when fresh draws repeat it.") if second.passed
+                else replace(first, summary=f"{first.summary} {tested} did not pass either ({second.status}), "
+                                            "so it counts."))
+    return verdicts
+
+
+def chance_failure(verdict: Verdict) -> bool:
+    """Whether a verdict failed on statistical tests alone, which correct code fails by chance."""
+    return verdict.status == FAILED and bool(verdict.findings) and all(f.kind == LAW for f in verdict.findings)
+
+
+def fresh_seed(seed: int) -> int:
+    """The seed of the fresh draws that re-examine a statistical failure of ``seed``'s
+    (``grader check EXERCISE --seed`` it, to see them again)."""
+    return int.from_bytes(hashlib.sha256(f"{seed}/fresh draws".encode()).digest()[:4], "little")
 
 
 def runner_batches(exercise_ids: list[str]) -> list[list[str]]:
