@@ -258,6 +258,9 @@ def check(parser: argparse.ArgumentParser, args) -> int:
     if args.isolated and args.impl == "solutions":
         parser.error("--isolated grades your code with the reference standing in for your other "
                      "exercises' steps; --impl solutions is the reference itself: drop one of them")
+    if args.isolated and not student.has_reference():
+        parser.error("--isolated runs the reference's steps in place of your other exercises' steps, and "
+                     "this release leaves the reference out: check without it, on your own whole chain")
     runnable, autograder_only = student.public_split(args.exercises or [e.id for e in exercises.EXERCISES])
     if not args.json:  # a release without the reference: the checks that need it, one line each
         print("".join(f"· {line}\n" for line in autograder_only), end="", flush=True)

@@ -417,11 +417,14 @@ def test_the_public_table_is_what_runs_without_the_reference(public_release):
 
 def test_the_list_in_a_release_without_solutions_says_which_exercises_the_autograder_checks(public_release):
     """`grader list` there: a written exercise whose check needs the reference is the
-    autograder's to check; a public one waits for `grader check`."""
+    autograder's to check; a public one waits for `grader check`. `--isolated`, which puts the
+    reference's steps in place of the learner's others, is a usage error there."""
     listing = subprocess.run([sys.executable, "-m", "grader", "list"], **public_release)
     assert listing.returncode == 0, listing.stderr
     rows = {line.split()[1]: line for line in listing.stdout.splitlines()[1:] if line[:1].isdigit()}
     assert AUTOGRADERS in rows["speculative_generate"] and AUTOGRADERS not in rows["greedy_match"], listing.stdout
+    isolated = subprocess.run([sys.executable, "-m", "grader", "check", "max_fn", "--isolated"], **public_release)
+    assert isolated.returncode == 2 and "this release leaves the reference out" in isolated.stderr, isolated
 
 
 def test_the_checks_never_advise_importing_a_stub_of_the_reference(monkeypatch):
