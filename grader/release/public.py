@@ -32,7 +32,8 @@ _LOOP = ("a loop's check: its greedy texts are compared with the reference autor
 AUTOGRADER_ONLY = {  # exercise -> what of the reference its check needs, in one line
     "processors": "its expected distributions are the reference processors', which the loops' checks "
                   "take as their input",
-    "autoregressive_generate": "its expected texts are the reference autoregressive_generate's",
+    "autoregressive_generate": "its expected texts are the reference autoregressive_generate's, and it runs "
+                               "the loop with the reference's processors",
     "speculative_generate": _LOOP,
     "kv_cache": _LOOP,
     "ngram": _LOOP,

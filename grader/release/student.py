@@ -89,9 +89,17 @@ def readme(found: dict[str, Path | bytes]) -> str:
                and NOTEBOOK_NEEDS_REFERENCE in (source if isinstance(source, bytes) else source.read_bytes()).decode()]
     return string.Template(README.read_text()).substitute(
         count=len(public.PUBLIC), public=", ".join(f"`{e}`" for e in public.PUBLIC),
-        private="\n".join(f"- `{e}`: {why}." for e, why in public.AUTOGRADER_ONLY.items()),
+        private="\n".join(f"- {', '.join(f'`{e}`' for e in ids)}: {why}." for why, ids in _by_reason().items()),
         reading=", ".join(reading[:-1]) + f" and {reading[-1]}" if len(reading) > 1 else "".join(reading) or "none",
         lessons=lessons.group(1).strip())
+
+
+def _by_reason() -> dict[str, list[str]]:
+    """{why a check needs the reference: the exercises it holds for}, in the course's order."""
+    grouped: dict[str, list[str]] = {}
+    for exercise_id, why in public.AUTOGRADER_ONLY.items():
+        grouped.setdefault(why, []).append(exercise_id)
+    return grouped
 
 
 def has_reference() -> bool:
