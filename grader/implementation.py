@@ -108,8 +108,9 @@ class Isolation:
     before that module was seen, a package's cache). Functions' default values and closures
     keep what they were given at import."""
 
-    def __init__(self, spec: str):
-        self.spec, self.exercise = spec, None
+    def __init__(self, spec: str, catalogue):
+        """``catalogue``: ``grader.exercises`` (its EXERCISES and EXPORTS), handed in by the runner."""
+        self.spec, self.catalogue, self.exercise = spec, catalogue, None
         self.steps: dict[str, set[str]] = {}  # module -> the other exercises' names in it
         self.replaced: dict[int, tuple[object, object]] = {}  # id(learner's) -> (learner's, reference's)
         self.failures: dict[str, BaseException] = {}  # learner module -> what importing it raised
@@ -117,12 +118,10 @@ class Isolation:
 
     def load(self, exercise) -> ModuleType:
         """The implementation of ``exercise`` (``load``), the other exercises' steps the reference's."""
-        from grader import exercises
-
         if not self.hooked and not is_file(self.spec) and locate(self.spec).is_dir():
             sys.meta_path.insert(0, _IsolatingFinder(self))
         self.hooked, self.exercise, self.steps = True, exercise, {}
-        for other in exercises.EXERCISES:
+        for other in self.catalogue.EXERCISES:
             for name in other.withheld:
                 if not (other.module == exercise.module and name in exercise.withheld):
                     self.steps.setdefault(other.module, set()).add(name)
@@ -160,7 +159,7 @@ class Isolation:
         print(f"grader: {where} failed to import ({type(exc).__name__}: {str(exc)[:200]}); "
               f"{self.exercise.id} was graded with the reference's in its place.", flush=True)
         if module.__name__ == self.spec:
-            module.__getattr__ = functools.partial(_exported, self.spec)
+            module.__getattr__ = functools.partial(_exported, self.spec, self.catalogue.EXPORTS)
             return
         reference = _reference(module.__name__.rpartition(".")[2])
         if reference is not None:
@@ -223,11 +222,9 @@ class _Isolating(importlib.abc.Loader):
         self.isolation.executed(module)
 
 
-def _exported(package: str, name: str):
-    """``package.name`` found in the module that exports it (``grader.exercises.EXPORTS``)."""
-    from grader.exercises import EXPORTS
-
-    module = next((m for m, names in EXPORTS.items() if name in names), None)
+def _exported(package: str, exports: dict[str, tuple[str, ...]], name: str):
+    """``package.name`` found in the module that exports it (``exports``: ``grader.exercises.EXPORTS``)."""
+    module = next((m for m, names in exports.items() if name in names), None)
     if module is None:
         raise AttributeError(f"module {package!r} has no attribute {name!r}")
     return getattr(importlib.import_module(f"{package}.{module}"), name)

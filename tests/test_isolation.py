@@ -28,7 +28,7 @@ from grader.implementation import Isolation
 from grader.runner.reference import SentReference
 SentReference(reference_sources(("speculative_sampling", "greedy_match")))
 import solutions.residual, solutions.trees
-isolation = Isolation("learner")
+isolation = Isolation("learner", exercises)
 verification = isolation.load(exercises.get("speculative_sampling"))
 import learner.residual, learner.eagle
 seen = {

@@ -69,7 +69,7 @@ def main():
     def send(message: dict) -> None:
         channel.write(json.dumps(message, allow_nan=False) + "\n")
 
-    isolation = Isolation(args.impl) if args.grading else None  # each exercise on its own functions
+    isolation = Isolation(args.impl, exercises) if args.grading else None  # each exercise on its own functions
     for exercise_id in args.exercises:
         exercise = exercises.get(exercise_id)
         send({"start": exercise_id, "output_at": printed()})
