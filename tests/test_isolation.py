@@ -186,3 +186,13 @@ def test_a_statistical_failure_counts_only_when_fresh_draws_repeat_it(monkeypatc
         in lucky.summary
     assert biased.status == FAILED and biased.seed == 12 and "did not pass either (failed), so it counts" in biased.summary
     assert wrong.status == FAILED and wrong.summary == "summary."
+
+
+def test_a_traceback_is_given_once():
+    """A lessons/__init__.py that raises costs every exercise under `grader check` (the learner's own
+    chain), with one traceback: the later verdicts point back to the first."""
+    same = dict(status="error", summary="importing your code failed with NameError.", seed=0, traceback="Traceback …")
+    verdicts = list(run._tracebacks_once(iter([Verdict("max_fn", **same), Verdict("greedy_match", **same),
+                                               Verdict("ngram", "error", "other.", 0, traceback="Traceback 2")])))
+    assert [v.traceback for v in verdicts] == ["Traceback …", "", "Traceback 2"]
+    assert verdicts[1].summary == "importing your code failed with NameError. (the traceback is shown once, with max_fn)"
