@@ -368,13 +368,15 @@ def test_no_process_outlives_its_runner():
     marker = "left-behind-by-leaves_processes"  # its sleepers' names (never import the attack here)
     grader = subprocess.Popen([sys.executable, "-m", "grader", "check", "max_fn", "--impl",
                                str(HOSTILE / "leaves_processes.py"), "--timeout", "8", "--json"],
-                              cwd=ROOT, stdout=subprocess.PIPE, text=True)
+                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     seen = set()
     while grader.poll() is None:
         seen.update(_processes_named(marker))
         time.sleep(0.2)
     assert len(seen) >= 2, "the attack left nothing behind to look for"
-    verdict = json.loads(grader.stdout.read().strip().splitlines()[-1])["checks"][0]
+    printed, errors = grader.stdout.read(), grader.stderr.read()
+    assert printed.strip(), errors
+    verdict = json.loads(printed.strip().splitlines()[-1])["checks"][0]
     assert verdict["status"] == "error" and "did not finish within 8 s" in verdict["summary"], verdict
     for _ in range(50):  # the namespace's processes are killed as its first one ends
         if not _processes_named(marker):
@@ -413,7 +415,8 @@ def graded_beside_attacks(tmp_path_factory):
         loads.append(float(Path("/proc/loadavg").read_text().split()[0]))
         time.sleep(0.5)
     result = subprocess.CompletedProcess(grading.args, grading.returncode, grading.stdout.read(), grading.stderr.read())
-    rows = {r["submission"]: r for r in csv.DictReader((root / "grades.csv").open())} if (root / "grades.csv").exists() else {}
+    table = root / "grades.csv"  # absent when grading stopped: the first test shows why
+    rows = {r["submission"]: r for r in csv.DictReader(table.open())} if table.exists() else {}
     return rows, result, max(loads, default=0.0), {"imported": imported, "gradescope": root / "gradescope"}
 
 
