@@ -290,6 +290,12 @@ def test_gradescopes_results_are_as_gradescope_reads_them():
             assert f"grader check {v.exercise} --seed {v.seed} -v" in test["output"]
 
 
+def test_a_verdict_graded_with_reference_steps_is_reproduced_isolated():
+    stood = verdict(stood_in=["max_fn"])
+    assert f"grader check {stood.exercise} --isolated --seed {stood.seed} -v" in results.test(stood, points())["output"]
+    assert "--isolated" not in results.test(verdict(), points())["output"]
+
+
 def test_advice_only_a_terminal_can_follow_is_reworded():
     said = ("`max_fn` raised ValueError: no. Run with -v for the traceback.",
             "it raised an error (-v shows it). An object",

@@ -169,12 +169,15 @@ def test_a_class_under_attack(tmp_path):
     assert not any(cell.startswith(("=", "+", "@")) for row in csv.reader(out_csv.open()) for cell in row)
     results = {name: json.loads((gradescope / name / "results.json").read_text())
                for name in {submission for submission, _ in rows}}
-    assert results["alice"]["score"] == 2.0 and results["forges_malformed_finding"]["score"] == 0.0
+    # each exercise scored on its own: the forged finding costs max_fn alone
+    assert results["alice"]["score"] == 2.0 and results["forges_malformed_finding"]["score"] == 1.0
     seeker = "\n".join(test["output"] for test in results["seeks_host_files"]["tests"])
     assert "planted: ['" in seeker and "sockets: []" in seeker, seeker  # planted in its own /tmp
     assert "root:x:0:0" not in json.dumps(results), "a runner's link made the decider read a host file"
     assert not Path("/tmp/created_through_a_link_by_seeks_host_files").exists()
-    assert "INSTRUCTOR_TOKEN" not in seeker and PRIVATE_SEED not in seeker and "--seed" not in seeker
+    assert "INSTRUCTOR_TOKEN" not in seeker and PRIVATE_SEED not in seeker
+    derived = {rows[("seeks_host_files", e)]["seed"] for e in ("max_fn", "autoregressive_generate")}
+    assert set(re.findall(r"--seed (\d+)", seeker)) == derived, seeker  # the reproduce lines' seeds alone
     assert not any(PRIVATE_SEED in text or SECRET in text
                    for text in [out_csv.read_text(), *(json.dumps(r) for r in results.values())])
     exhausted = "\n".join(test["output"] for test in results["exhausts_resources"]["tests"])

@@ -24,9 +24,16 @@ TERMINAL_ONLY = (  # (pattern, replacement): what the checks say to someone runn
 )
 
 
-def reproduce(exercise: str, seed: int) -> str:
-    return (f"To see this again on your computer: `grader check {exercise} --seed {seed} -v` in the course's "
-            "folder, with your lessons/ (the same draws).")
+def reproduce(exercise: str, seed: int, stood_in: list[str] = ()) -> str:
+    """The command a learner runs to see a verdict again; graded with the reference's steps
+    standing in for theirs (``stood_in``), ``--isolated`` does the same."""
+    if not stood_in:
+        return (f"To see this again on your computer: `grader check {exercise} --seed {seed} -v` in the "
+                "course's folder, with your lessons/ (the same draws).")
+    return (f"To see this again on your computer: `grader check {exercise} --isolated --seed {seed} -v` in "
+            "the course's folder, with your lessons/ (the same draws, the reference's steps in place of "
+            "your other exercises' as here; where the course's reference is not installed, leave out "
+            "--isolated to check your own chain).")
 
 
 def browser_text(text: str) -> str:
@@ -39,7 +46,7 @@ def test(verdict, scoring: Scoring, limit: int = TEST_OUTPUT, said: str | None =
     """One exercise's test: its name says its status ("max_fn: not started"), Gradescope's
     ``status`` says passed or failed (the only two it knows). ``said``: the verdict's text for
     a browser, where already made."""
-    how = reproduce(verdict.exercise, verdict.seed)
+    how = reproduce(verdict.exercise, verdict.seed, verdict.stood_in)
     said = browser_text(format_text(verdict, verbose=True, timing=False)) if said is None else said
     text = printable(said, max(0, limit - len(how) - 2))
     return {"name": printable(f"{verdict.exercise}: {verdict.status}", 200, one_line=True),
