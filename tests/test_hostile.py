@@ -239,3 +239,31 @@ def test_a_runners_clock_starts_at_its_launch(monkeypatch):
     assert "did not finish within 1 s" in verdict.summary, verdict.summary
     assert 1.9 < elapsed < 2.4, elapsed  # launch + 1 s of start-up + 1 s; from the start record: 2.5 s
     assert process.poll() is not None
+
+
+def test_a_metadata_file_nested_too_deep_is_ignored(tmp_path):
+    """A learner's submission_metadata.json nested past Python's recursion limit (5,000
+    brackets, 10 KB) made json raise RecursionError after the class was graded, and no CSV or
+    results.json was written for anyone: it is read as no metadata, like any malformed one."""
+    from grader.gradebook import roster
+    (tmp_path / grade.METADATA).write_text('{"users": ' + "[" * 5000 + "]" * 5000 + "}")
+    assert roster.student(tmp_path) == {}
+
+
+def test_regrading_a_submission_whose_key_is_quoted_replaces_its_rows(tmp_path):
+    """A key that would start a formula (``-bob``) is written quoted (``'-bob``): regrading it
+    replaces its rows in both CSVs rather than leaving its old verdict beside the new one."""
+    import csv
+
+    from grader.gradebook import scoring, sheets
+    from grader.verdict import FAILED, PASSED, Verdict
+    points = scoring.load(None, ["max_fn"])
+    long, wide = tmp_path / "long.csv", tmp_path / "wide.csv"
+    for status in (PASSED, FAILED):
+        rows = [grade.Row("-bob", [Verdict("max_fn", status, "s", 1)])]
+        sheets.write_long(rows, long, points)
+        sheets.write_wide(rows, wide, points)
+    for path, column in ((long, "status"), (wide, "max_fn")):
+        with open(path, newline="", encoding="utf-8") as f:
+            written = list(csv.DictReader(f))
+        assert [(r["submission"], r[column]) for r in written] == [("'-bob", {long: FAILED, wide: "0"}[path])]

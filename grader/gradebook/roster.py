@@ -34,7 +34,7 @@ def _users(file: Path) -> list[dict] | None:
         with os.fdopen(descriptor, "rb") as opened:
             data = opened.read(MAX_BYTES + 1)
         users = json.loads(data)["users"] if len(data) <= MAX_BYTES else None
-    except (OSError, ValueError, TypeError, KeyError):
+    except (OSError, ValueError, TypeError, KeyError, RecursionError):  # RecursionError: nested too deep
         return None
     if not isinstance(users, list):
         return None

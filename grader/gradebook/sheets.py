@@ -73,7 +73,7 @@ def wide_rows(rows: list[Row], scoring: Scoring) -> tuple[list[str], list[list[s
 
 def write_long(rows: list[Row], path: Path, scoring: Scoring, sandboxed: bool = True) -> None:
     _, kept = _existing(path, lambda h: h == LONG, f"its header is not {LONG[:3]}…")
-    _replace(path, LONG, _merged(kept, long_rows(rows, scoring, sandboxed), {r.submission for r in rows}))
+    _replace(path, LONG, _merged(kept, long_rows(rows, scoring, sandboxed), _keys(rows)))
 
 
 def write_wide(rows: list[Row], path: Path, scoring: Scoring) -> None:
@@ -86,7 +86,13 @@ def write_wide(rows: list[Row], path: Path, scoring: Scoring) -> None:
     order = {e.id: i for i, e in enumerate(exercises.EXERCISES)}
     columns = [*WHO, *sorted(inner, key=lambda c: order.get(c, len(order))), *TOTALS]
     _replace(path, columns, _merged([_placed(r, old, columns) for r in kept],
-                                    [_placed(r, header, columns) for r in written], {r.submission for r in rows}))
+                                    [_placed(r, header, columns) for r in written], _keys(rows)))
+
+
+def _keys(rows: list[Row]) -> set[str]:
+    """The key cells of ``rows`` as written (``cell``: ``-bob`` is written ``'-bob``), which the
+    rows kept from the file are compared with."""
+    return {cell(r.submission) for r in rows}
 
 
 def _placed(row: list[str], header: list[str], into: list[str]) -> list[str]:
