@@ -267,3 +267,25 @@ def test_regrading_a_submission_whose_key_is_quoted_replaces_its_rows(tmp_path):
         with open(path, newline="", encoding="utf-8") as f:
             written = list(csv.DictReader(f))
         assert [(r["submission"], r[column]) for r in written] == [("'-bob", {long: FAILED, wide: "0"}[path])]
+
+
+def test_a_metadata_file_that_is_a_pipe_is_ignored(tmp_path):
+    """A submission folder (unpacked from a learner's tar, say) whose submission_metadata.json
+    is a named pipe: the roster is read from the original after the class is graded, and
+    opening the pipe waited for a writer for ever, so nothing was written for anyone."""
+    import os
+    import threading
+
+    from grader.gradebook import roster
+    pipe = tmp_path / grade.METADATA
+    os.mkfifo(pipe)
+    found = []
+    reader = threading.Thread(target=lambda: found.append(roster.student(tmp_path)), daemon=True)
+    reader.start()
+    reader.join(timeout=5)
+    waited = reader.is_alive()
+    if waited:  # release it: a writer opening the pipe ends its wait
+        os.close(os.open(pipe, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(timeout=10)
+    assert not waited, "reading the roster waited on a pipe for a writer"
+    assert found == [{}]

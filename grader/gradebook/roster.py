@@ -5,6 +5,7 @@ per-submission folders carries it; a learner can write one too in a folder they 
 gradebook's key column (the file name) stays beside it."""
 import json
 import os
+import stat
 from pathlib import Path
 
 from grader.grade import METADATA
@@ -30,8 +31,12 @@ def student(path: Path) -> dict[str, str]:
 
 def _users(file: Path) -> list[dict] | None:
     try:
-        descriptor = os.open(file, os.O_RDONLY | os.O_NOFOLLOW)  # a link could name any file
+        # a link could name any file; a pipe would wait for a writer for ever (O_NONBLOCK), and a
+        # device could be read without end: a plain file alone is read
+        descriptor = os.open(file, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         with os.fdopen(descriptor, "rb") as opened:
+            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                return None
             data = opened.read(MAX_BYTES + 1)
         users = json.loads(data)["users"] if len(data) <= MAX_BYTES else None
     except (OSError, ValueError, TypeError, KeyError, RecursionError):  # RecursionError: nested too deep
