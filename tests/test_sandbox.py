@@ -470,3 +470,19 @@ def test_a_decider_past_its_memory_limit_costs_only_its_row(monkeypatch):
     decider.join(timeout=30)
     assert row.submission == "greedy" and row.verdicts[0].status == "error", row
     assert f"more than {grading.DECIDER_MEMORY_BYTES // 2**30} GB of memory" in row.verdicts[0].summary
+
+
+@needs_sandbox
+def test_a_runner_cannot_make_a_user_namespace_of_its_own():
+    """In a user namespace of its own a runner may make a PID namespace, whose processes the
+    decider's count (the tasks in the runner's PID namespace) never sees: a submission held 60
+    processes there for 2 s, past the limit of 32, and its max_fn passed. The sandbox keeps it
+    from making one (bubblewrap's --disable-userns), where this bubblewrap and kernel allow."""
+    unshare = ("import ctypes; libc = ctypes.CDLL(None, use_errno=True); "
+               "made = libc.unshare(0x10000000 | 0x20000000); "  # CLONE_NEWUSER | CLONE_NEWPID
+               "print('made' if made == 0 else f'refused {ctypes.get_errno()}')")
+    if not sandbox.nested_userns_closable():
+        pytest.skip("this bubblewrap or kernel cannot refuse a runner's own user namespaces")
+    command = sandbox.wrap([sys.executable, "-P", "-c", unshare], [], grading=True)
+    ran = subprocess.run(command, capture_output=True, text=True, timeout=60, env=sandbox.runner_environment(True))
+    assert ran.stdout.strip().startswith("refused"), (ran.stdout, ran.stderr)
