@@ -129,7 +129,7 @@ def copy_submission(path: Path, into: Path) -> None:
     MAX_FILES files and MAX_BYTES bytes (a zip is extracted; zipfile keeps every member
     inside ``into``). Raises SubmissionError naming what was refused."""
     budget = _Budget()
-    if path.suffix == ".zip":
+    if _is_zip(path):  # as ``submissions`` takes it: ``Bob.ZIP`` too
         with zipfile.ZipFile(path) as archive:
             for member in archive.infolist():
                 if stat.S_ISLNK(member.external_attr >> 16):

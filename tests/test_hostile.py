@@ -289,3 +289,16 @@ def test_a_metadata_file_that_is_a_pipe_is_ignored(tmp_path):
         reader.join(timeout=10)
     assert not waited, "reading the roster waited on a pipe for a writer"
     assert found == [{}]
+
+
+def test_a_zip_named_in_capitals_is_extracted(tmp_path):
+    """``Bob.ZIP`` is taken as a zip (key ``Bob``), and was then copied as a folder: its row
+    was "the submission could not be read: Not a directory" instead of its verdicts."""
+    import zipfile
+    submission = tmp_path / "Bob.ZIP"
+    with zipfile.ZipFile(submission, "w") as archive:
+        archive.writestr("lessons/__init__.py", "")
+    found, refused = grade.submissions([str(submission)])
+    assert list(found) == ["Bob"] and not refused
+    grade.copy_submission(submission, tmp_path / "copy")
+    assert (tmp_path / "copy" / "lessons" / "__init__.py").is_file()
