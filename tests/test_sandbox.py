@@ -200,6 +200,7 @@ def test_a_class_under_attack(tmp_path):
     assert fingerprint(submissions / "alice") == before
 
 
+@pytest.mark.slow  # 46 s of CI's time: the sandboxed class above holds the same for a killed grader
 def test_without_the_sandbox_a_killed_grader_costs_only_its_row(tmp_path):  # any machine
     """Also the reason grade needs the sandbox: unsandboxed, copying another's file works."""
     submissions = attacked_class(tmp_path)
