@@ -176,6 +176,30 @@ def test_pooled_tests_are_not_diluted_by_the_per_position_ones():
                                        pit.ALPHA))
 
 
+def test_a_drafter_test_of_no_variance_is_left_out_and_a_lopsided_one_is_exact():
+    """Position 2: every mode chance is 1 (top-p kept one token, the drafter's top one) and one
+    text emitted another token (p(x) = 0): no variance, so no mode test there (it printed
+    z = +0, p = 0 and rejected); the support test fails the audit. Position 3: mode chances of
+    0.99999 and one miss, a count of chance 1.6e-4 under p (exact), not the normal law's
+    z = −79."""
+    texts, rng = 16, np.random.default_rng(0)
+    u = rng.random((texts, 3))
+    p_token = np.full((texts, 3), 0.5)
+    in_region, region_mass = (rng.random((texts, 3)) < 0.3).astype(float), np.full((texts, 3), 0.3)
+    mode_mass = np.column_stack([np.full(texts, 0.4), np.ones(texts), np.full(texts, 0.99999)])
+    is_mode = np.column_stack([rng.random(texts) < 0.4, np.ones(texts), np.ones(texts)]).astype(float)
+    is_mode[0, 1], p_token[0, 1] = 0.0, 0.0  # the token off the drafter's certain top one: outside p's support
+    is_mode[0, 2] = 0.0  # position 3: the drafter's top token missed once
+    tests = pit.audit_tests(pit.TokenStatistics(u, p_token, in_region, region_mass, is_mode, mode_mass))
+    by_name = {t.name: t for t in tests}
+    assert "drafter mode (z), position 2" not in by_name and "drafter region (z), position 2" in by_name
+    assert by_name["support (tokens with p(x) = 0)"].rejected
+    assert [t.name for t in tests if t.rejected] == ["support (tokens with p(x) = 0)"]
+    lopsided = by_name["drafter mode (z), position 3"]
+    assert lopsided.statistic < -70 and lopsided.p_value == pytest.approx(2 * (1 - 0.99999 ** 16), rel=1e-3)
+    assert not any(t.statistic == 0 and t.p_value == 0 for t in tests)
+
+
 def test_pit_orders_by_decreasing_probability():
     p = torch.tensor([[0.2, 0.5, 0.3, 0.0]], dtype=torch.float64)
     assert pit.ordered_mass_before(p, torch.tensor([1])).item() == 0.0

@@ -18,7 +18,10 @@ token id):
   sampler that drafts greedily (while verifying against the sampled q) emits the drafter's
   top token far more often than ``p`` gives it.
 
-Each test runs pooled over every token and at each position of the texts. Holm's weighted
+Each test runs pooled over every token and at each position of the texts. At one position
+the drafter tests are exact (the texts' indicators are independent given their prefixes: a
+Poisson-binomial count); a drafter test whose chances are all 0 or 1 has no variance and is
+left out (``martingale_test``). Holm's weighted
 procedure (``grader.oracle.stats.weighted_holm``) keeps the family's false-alarm rate at
 ``ALPHA``: the pooled tests share ``POOLED_SHARE`` of it and the per-position ones the rest, so
 the few pooled tests, which see every token, are not diluted by the many per-position ones
@@ -91,15 +94,31 @@ def uniformity_test(name: str, u: np.ndarray) -> Test:
     return Test(name, float(result.statistic * result.statistic_sign), float(result.pvalue), len(u))
 
 
-def martingale_test(name: str, hits: np.ndarray, chances: np.ndarray) -> Test:
-    """A sum of indicators minus their chances under p (a martingale of known variance):
-    z = S / sd, two-sided normal p-value."""
+def martingale_test(name: str, hits: np.ndarray, chances: np.ndarray, one_per_text: bool) -> Test | None:
+    """A sum of indicators ``hits`` ``[n]`` minus their ``chances`` ``[n]`` under p: the
+    statistic is z = S / sd (its sign says which way the sampler leans).
+
+    ``one_per_text``: the indicators come from different texts (a per-position test). Given
+    the texts' prefixes they are then independent Bernoulli(chance), so the count of hits has
+    the Poisson-binomial law exactly and the p-value is exact (twice the smaller tail, at most
+    1), however few texts or however lopsided the chances: the normal law would call one miss
+    among 16 chances of 0.99999 a z of −79, an event of chance 1.6e-4. Pooled over a text's
+    tokens the chances depend on the earlier tokens; the sum is a martingale and its z is
+    read against the normal law (the martingale central limit theorem; its variance is in
+    the hundreds at the default draws).
+
+    None (no test) when the variance is 0: every chance is 0 or 1, so the count is certain
+    under p, and a count off it is a token of probability 0, which the support test already
+    counts; a zero-variance z is no evidence of its own."""
     variance = float(np.sum(chances * (1 - chances)))
-    excess = float(np.sum(hits - chances))
-    if variance <= 0:  # every indicator is certain under p: any excess is impossible
-        return Test(name, 0.0, 1.0 if excess == 0 else 0.0, len(hits))
-    z = excess / np.sqrt(variance)
-    return Test(name, z, float(2 * scipy_stats.norm.sf(abs(z))), len(hits))
+    if variance <= 0:
+        return None
+    z = float(np.sum(hits - chances)) / np.sqrt(variance)
+    if not one_per_text:
+        return Test(name, z, float(2 * scipy_stats.norm.sf(abs(z))), len(hits))
+    count, law = int(round(float(np.sum(hits)))), scipy_stats.poisson_binom(chances)
+    p_value = min(1.0, 2 * min(float(law.cdf(count)), float(law.sf(count - 1))))
+    return Test(name, z, p_value, len(hits))
 
 
 def support_test(p_token: np.ndarray) -> Test:
@@ -119,17 +138,20 @@ def pooled_threshold(tests: list[Test], alpha: float = ALPHA) -> float:
 
 def audit_tests(token_stats: TokenStatistics, alpha: float = ALPHA) -> list[Test]:
     """Every test of the audit, pooled then per position, with weighted Holm's verdict on each
-    (``POOLED_SHARE`` of ``alpha`` over the pooled tests, the rest over the per-position ones)."""
+    (``POOLED_SHARE`` of ``alpha`` over the pooled tests, the rest over the per-position ones);
+    a drafter test of zero variance is not among them (``martingale_test``)."""
     ts = token_stats
     has_drafter = not np.isnan(ts.region_mass).any()
 
     def family(where: str, cut) -> list[Test]:
         tests = [uniformity_test(f"PIT uniformity (KS), {where}", ts.u[cut].ravel())]
         if has_drafter:
+            one_per_text = where != "pooled"
             tests += [martingale_test(f"drafter region (z), {where}", ts.in_region[cut].ravel(),
-                                      ts.region_mass[cut].ravel()),
-                      martingale_test(f"drafter mode (z), {where}", ts.is_mode[cut].ravel(), ts.mode_mass[cut].ravel())]
-        return tests
+                                      ts.region_mass[cut].ravel(), one_per_text),
+                      martingale_test(f"drafter mode (z), {where}", ts.is_mode[cut].ravel(), ts.mode_mass[cut].ravel(),
+                                      one_per_text)]
+        return [t for t in tests if t is not None]  # a zero-variance martingale is no test (martingale_test)
 
     tests = [support_test(ts.p_token.ravel()), *family("pooled", np.s_[:, :])]
     for position in range(ts.u.shape[1]):
