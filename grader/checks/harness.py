@@ -41,6 +41,7 @@ import errno
 import hashlib
 import importlib
 import random
+import sysconfig
 import traceback
 from contextlib import contextmanager
 from pathlib import Path
@@ -49,7 +50,7 @@ from types import ModuleType
 import numpy as np
 import torch
 
-from grader import exercises
+from grader import exercises, meanwhile
 from grader.exercises import Exercise
 from grader.observers.observation import Observation
 from grader.oracle import power, stats
@@ -161,18 +162,25 @@ class CheckRun:
             unwritten = f"`{name}`" if raiser == name else f"`{name}` calls `{raiser}`, which"
             return Stop(NOT_STARTED, f"{unwritten} still raises NotImplementedError: "
                                      "write it, then check again.")
-        helper = raiser.split(".")[0]
-        owner = next((e for e in exercises.EXERCISES if helper in e.functions), None)
-        module = owner.module if owner else Path(frame.filename).stem
-        how = f"`grader check {owner.id}`" if owner else "its docstring has the contract"
-        advice = f"Finish `{raiser}` first ({how})"
-        reference = _reference_module(module)
-        if hasattr(reference, helper) and helper not in getattr(reference, "__withheld__", ()):  # not a stub:
-            # the public reference of a release without solutions stubs every exercise's names
-            advice += f", or meanwhile import the reference one: `from solutions.{module} import {helper}`"
         return Stop(ERROR, f"`{name}` calls `{raiser}` ({Path(frame.filename).name}, line "
-                           f"{frame.lineno}), which still raises NotImplementedError. {advice}.",
+                           f"{frame.lineno}), which still raises NotImplementedError. "
+                           f"{meanwhile.reached_text(self._reached(exc, raiser), _reference_has)}",
                     tb=traceback.format_exc())
+
+    def _reached(self, exc: NotImplementedError, raiser: str) -> list[meanwhile.Step]:
+        """Every unfinished step the exercise's functions reach (grader/meanwhile.py), the one
+        that raised first: all named in one verdict, not one per run."""
+        tb = exc.__traceback__
+        while tb.tb_next is not None:
+            tb = tb.tb_next
+        module = tb.tb_frame.f_globals.get("__name__", "")
+        library = any(Path(tb.tb_frame.f_code.co_filename).is_relative_to(sysconfig.get_paths()[where])
+                      for where in ("stdlib", "purelib", "platlib"))  # torch's abstract methods: not a step
+        packages = (getattr(self.module, "__name__", "").split(".")[0], *[module.split(".")[0]] * (not library))
+        steps = {meanwhile.Step(raiser, module.rpartition(".")[2]): None}
+        for function in self.exercise.withheld:
+            steps.update(dict.fromkeys(meanwhile.unfinished_steps(getattr(self.module, function, None), packages)))
+        return list(steps)
 
     # --- properties ----------------------------------------------------------------
     def judge(self, name: str, *args, **kwargs) -> None:
@@ -336,6 +344,13 @@ def _same(before, after) -> bool:
     if isinstance(before, dict):
         return before.keys() == after.keys() and all(_same(before[k], after[k]) for k in before)
     return before == after
+
+
+def _reference_has(step) -> bool:
+    """Whether the reference offers ``step`` (a ``meanwhile.Step``) to import meanwhile: the
+    public reference of a release without solutions stubs every exercise's names."""
+    reference = _reference_module(step.module)
+    return hasattr(reference, step.head) and step.head not in getattr(reference, "__withheld__", ())
 
 
 def _reference_module(name: str) -> ModuleType | None:
