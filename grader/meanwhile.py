@@ -159,37 +159,39 @@ def unfinished_loops(loops: list, what: str) -> str:
             f"NotImplementedError: finish it, then run {what} again.")
 
 
-def reference_defaults(function, package: str, reference) -> tuple[object, list[tuple[str, str]]]:
+def reference_defaults(function, package: str, reference, said=None):
     """``function`` (finished) as a notebook cell calls it: where a default argument is an
     instance of a class of ``package`` that is unfinished (a loop's ``GreedyProcessor()``
     with lesson 0 not done), a function that passes an instance of the reference's class
     of that name (found in the module ``reference`` or its package's mirror of the class's
-    module), with the default's attributes, whenever the caller passes none. Returns it
-    and (parameter, unfinished step) for each default replaced; ``function`` itself, and
-    [], when none is. The learner's function is never modified."""
+    module), with the default's attributes, whenever the caller passes none, and then calls
+    ``said(parameter, step)`` (the step: the first unfinished one of the default's class).
+    ``function`` itself where no default is replaced. The learner's function is never modified."""
     try:
-        parameters = inspect.signature(function).parameters
+        signature = inspect.signature(function)
     except (TypeError, ValueError):  # a builtin or a class: no defaults to replace
-        return function, []
-    replaced, notes = {}, []
-    for name, parameter in parameters.items():
+        return function
+    replaced = {}  # parameter -> (the reference's instance, the unfinished step of the default's class)
+    for name, parameter in signature.parameters.items():
         default = parameter.default
         if default is inspect.Parameter.empty or not _in_package(type(default), (package,)):
             continue
         steps = unfinished_steps(type(default), package)
         stand_in = _reference_instance(default, package, reference) if steps else None
         if stand_in is not None:
-            replaced[name] = stand_in
-            notes.append((name, steps[0].name))
+            replaced[name] = (stand_in, steps[0].name)
     if not replaced:
-        return function, []
-    signature = inspect.signature(function)
+        return function
 
     @functools.wraps(function)
     def with_reference_defaults(*args, **kwargs):
         given = signature.bind_partial(*args, **kwargs).arguments
-        return function(*args, **kwargs, **{k: v for k, v in replaced.items() if k not in given})
-    return with_reference_defaults, notes
+        missing = {name: pair for name, pair in replaced.items() if name not in given}
+        for name, (_, step) in missing.items():
+            if said is not None:
+                said(name, step)
+        return function(*args, **kwargs, **{name: instance for name, (instance, _) in missing.items()})
+    return with_reference_defaults
 
 
 def _reference_instance(default, package: str, reference):

@@ -78,16 +78,26 @@ class Course:
         self._noted: set[tuple] = set()
 
     def __getattr__(self, name: str):
-        value = getattr(self.module, name)
-        step = meanwhile.unfinished_step(value, self.__name__.split(".")[0]) if self.reference else None
-        if step is None:
+        value, package = getattr(self.module, name), self.__name__.split(".")[0]
+        if self.reference is None:
             return value
-        cell = (name, _cell_number())
+        step = meanwhile.unfinished_step(value, package)
+        if step is None:  # finished: the learner's own, an unfinished default replaced (a processor)
+            def said(parameter: str, default: str) -> None:
+                self._note(name, parameter, f"`{name}` is yours; its default `{parameter}` is not finished: "
+                                            f"{meanwhile.owner(default)} still raises NotImplementedError, so "
+                                            f"this cell passes the reference's `{parameter}`.")
+            return meanwhile.reference_defaults(value, package, self.reference, said)
+        self._note(name, None, f"`{name}` is not finished: {meanwhile.owner(step)} still raises "
+                               f"NotImplementedError, so this cell uses the reference's `{name}`.")
+        return getattr(self.reference, name)
+
+    def _note(self, name: str, parameter: str | None, line: str) -> None:
+        """Print ``line`` once per cell for each name (and parameter) it is about."""
+        cell = (name, parameter, _cell_number())
         if cell not in self._noted:
             self._noted.add(cell)
-            print(f"`{name}` is not finished: {meanwhile.owner(step)} still raises "
-                  f"NotImplementedError, so this cell uses the reference's `{name}`.")
-        return getattr(self.reference, name)
+            print(line)
 
 
 def _cell_number() -> int | None:

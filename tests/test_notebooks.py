@@ -100,3 +100,42 @@ def test_stored_outputs_are_what_a_learner_sees_on_opening(path):
             shown = "".join(o.get("text", "") + o.get("data", {}).get("text/plain", "") for o in cell.outputs)
             assert "not started" in shown and "passed" not in shown, f"{path.name}: {shown[:300]}"
             assert "nbval-check-output" not in cell.metadata.get("tags", []), f"{path.name}: {cell.source}"
+
+
+@pytest.fixture
+def lesson_11_before_lesson_0(pristine_lessons, tmp_path, monkeypatch) -> str:
+    """A learner's package, for notebooks run on it: lesson 11 written (the reference's
+    eagle.py), taking lessons 1–9's steps from the reference meanwhile as its header says,
+    and its processors from lesson 0, still the shipped stubs. Returns the package's name,
+    set as the notebooks' implementation."""
+    package = tmp_path / "partial_lessons"
+    package.mkdir()
+    for path in (pristine_lessons / PRISTINE).glob("*.py"):
+        (package / path.name).write_text(re.sub(rf"\b{PRISTINE}\b", "partial_lessons", path.read_text()))
+    written = (ROOT / "solutions" / "eagle.py").read_text()
+    assert "from solutions.sampling import GreedyProcessor" in written
+    (package / "eagle.py").write_text(written.replace("from solutions.sampling import", "from partial_lessons.sampling import"))
+    monkeypatch.setenv("COURSE_IMPL", "partial_lessons")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])))
+    return "partial_lessons"
+
+
+def test_notebook_11_runs_the_learners_finished_loop_whatever_its_default_processor(lesson_11_before_lesson_0):
+    """Issue 46: right after `eagle_generate` passed its check, notebook 11 ran the reference's
+    loop because the loop's default processor (lesson 0) was a stub. A default is no step the
+    loop calls: the cell runs the learner's loop, passing the reference's processor, and says
+    so; the reference stands in for lesson 0's own `autoregressive_generate` alone. (That the
+    check passes on this state: tests/test_stubs.py grades it on stubs with the same walk.)"""
+    path = ROOT / "notebooks" / "11_eagle.ipynb"
+    notebook = nbformat.read(path, as_version=4)
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    loop = next(cell for cell in code if "ids, rate = eagle.eagle_generate(prompt" in cell.source)
+    notebook.cells = [code[0], loop]  # the set-up cell, then the loop
+    NotebookClient(notebook, timeout=600, kernel_name="python3",
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    printed = "".join(o.get("text", "") + o.get("data", {}).get("text/plain", "") for o in loop.outputs)
+    assert "`eagle_generate` is yours; its default `logits_processor` is not finished: " \
+           "`GreedyProcessor.__call__` (lesson 0, `grader check processors`)" in printed, printed
+    assert "`eagle_generate` is not finished" not in printed, printed
+    assert "`autoregressive_generate` is not finished" in printed, printed
+    assert printed.splitlines()[-2] == "True", printed  # the learner's loop gives the target's greedy text

@@ -102,16 +102,17 @@ def test_notebooks_find_the_unfinished_step_before_running_anything(pristine_les
     assert meanwhile.unfinished_loops([loop.generate], "`demo`").startswith(  # a command that passes none
         "`demo` runs your own `generate`, and `GreedyProcessor.__call__` (lesson 0, `grader check processors`)")
     solutions = importlib.import_module("solutions")
-    generate, replaced = meanwhile.reference_defaults(loop.generate, "half_lessons", solutions)
-    assert replaced == [("logits_processor", "GreedyProcessor.__call__")]
+    said = []
+    generate = meanwhile.reference_defaults(loop.generate, "half_lessons", solutions, lambda *a: said.append(a))
     probs, used = generate(torch.tensor([0.0, 2.0, 1.0]))
     assert type(used) is solutions.GreedyProcessor and used.temperature == 0.5
-    assert probs.tolist() == [0.0, 1.0, 0.0]
+    assert probs.tolist() == [0.0, 1.0, 0.0] and said == [("logits_processor", "GreedyProcessor.__call__")]
+
     def mine(logits):
         return logits
-    assert generate(7, logits_processor=mine) == (7, mine)  # one passed is the caller's own
+    assert generate(7, logits_processor=mine) == (7, mine) and len(said) == 1  # the caller's own: not said
     assert loop.generate.__defaults__[0].__class__ is loop.GreedyProcessor  # the learner's untouched
-    assert meanwhile.reference_defaults(loop.draft_and_verify, "half_lessons", solutions) == (loop.draft_and_verify, [])
+    assert meanwhile.reference_defaults(loop.draft_and_verify, "half_lessons", solutions) is loop.draft_and_verify
     assert [n for n in solutions.__all__ if meanwhile.unfinished_step(getattr(solutions, n), "solutions")] == []
 
 
