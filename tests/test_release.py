@@ -450,3 +450,103 @@ def test_the_checks_never_advise_importing_a_stub_of_the_reference(monkeypatch):
     module = types.ModuleType("residual")
     exec(public.sources()["solutions/residual.py"], module.__dict__)
     assert module.__withheld__ == ("max_fn",)
+
+
+# --- the notebooks in a release without the reference ---------------------------------------------
+
+STOPPING = [f"notebooks/{name}.ipynb" for name in ("03_speculative_generate", "05_ngram", "06_performance",
+                                                     "08_batches", "09_trees")]  # they run the reference's studies too
+
+
+@pytest.fixture(scope="module")
+def stub_release(tmp_path_factory) -> Path:
+    """A release without solutions, its lessons/ the shipped stubs, as a learner opens it."""
+    out = tmp_path_factory.mktemp("stubs") / "release"
+    student.write(out, with_solutions=False)
+    return out
+
+
+def executed(release: Path, notebook: str, monkeypatch) -> list[tuple[str, list[dict]]]:
+    """``notebook`` executed to its end in ``release`` as a learner's kernel runs it (the release's
+    own files first, no choice of the reference): (source, outputs) of each code cell. Raises
+    nbclient's CellExecutionError at a cell that ends in an error."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    monkeypatch.delenv("COURSE_IMPL", raising=False)
+    monkeypatch.setenv("PYTHONPATH", str(release))
+    monkeypatch.setenv("GRADER_STATE_DIR", str(release.parent / "state"))
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    path = release / notebook
+    book = nbformat.read(path, as_version=4)
+    NotebookClient(book, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    return [(cell.source, cell.outputs) for cell in book.cells if cell.cell_type == "code"]
+
+
+def assert_runs_to_its_end_on_the_stubs(cells: list[tuple[str, list[dict]]]) -> None:
+    """Every cell ran (nbclient raised at none), none shows a traceback, and each cell that stopped
+    says why in one line: a step of the learner's still a stub, or what the release leaves out."""
+    printed = ["".join(o.get("text", "") + "".join(o.get("data", {}).get("text/plain", "")) for o in outputs)
+               for _, outputs in cells]
+    assert not [o for _, outputs in cells for o in outputs if o.get("output_type") == "error"]
+    stops = [line for text in printed for line in text.splitlines() if line.startswith("Stopped here: ")]
+    assert stops and any("lessons/" in line and "still raises NotImplementedError" in line for line in stops), printed
+    assert printed[0].startswith("The course's reference (solutions/) is not in this release"), printed[0]
+    for text in printed:
+        assert "Traceback" not in text and text.count("Stopped here: ") <= 1, text
+
+
+def test_notebook_03_runs_to_its_end_in_a_release_without_the_reference(stub_release, monkeypatch):
+    """Its cells run the learner's stubs and the reference's studies: each stops with one line,
+    and its check() cell says the autograder checks speculative_generate (the four others: -m slow)."""
+    cells = executed(stub_release, STOPPING[0], monkeypatch)
+    assert_runs_to_its_end_on_the_stubs(cells)
+    said = "".join(o.get("text", "") for o in cells[2][1]) + "".join(
+        o.get("data", {}).get("text/plain", "") for o in cells[2][1])
+    assert public.why_not_public("speculative_generate") in said
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("notebook", STOPPING[1:])
+def test_the_notebooks_with_the_references_studies_run_to_their_end_without_it(stub_release, notebook, monkeypatch):
+    """05, 06, 08 and 09 as 03 above (about 30 to 50 s each on a loaded 2-core machine): the
+    mutants of the course's tests/, which the release leaves out, stop their cells with a line too."""
+    assert_runs_to_its_end_on_the_stubs(executed(stub_release, notebook, monkeypatch))
+
+
+def test_a_cell_stops_with_one_line_where_a_step_is_unwritten_or_the_release_lacks_something(capsys, tmp_path):
+    """The kernel's hooks (grader/release/cells.py) on an IPython shell in this process: a stub, a
+    withheld answer, a missing course file and a name a stopped cell would have made each stop
+    their cell with a line and count as run; a half-filled list is unbound, a whole value kept;
+    any other error keeps its traceback and stays an error."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    try:
+        assert shell.run_cell("from grader.release import cells\nassert cells.install()").success
+        shell.run_cell("def step():\n    raise NotImplementedError\n")
+        capsys.readouterr()
+        cells_said = {}
+        for name, source in {
+                "stub": "whole = 7\nhalf = []\nfor i in range(3):\n    half.append(step())\nnever = 1",
+                "withheld": "from grader.runner.reference import ReferenceWithheld\n"
+                            "raise ReferenceWithheld('`solutions.trees.tree_layout` is not in this release: it is an answer')",
+                "missing": f"from pathlib import Path\ncells.course_file(Path({str(tmp_path)!r}) / 'tests' / 'm.py')",
+                "unmade": "print(half)",
+                "unmade_later": "print(never)"}.items():
+            assert shell.run_cell(source).success, name
+            cells_said[name] = capsys.readouterr().out
+        for name, said in cells_said.items():
+            assert said.startswith("Stopped here: ") and said.count("\n") == 1 and "Traceback" not in said, (name, said)
+        assert "`step` (" in cells_said["stub"] and "still raises NotImplementedError" in cells_said["stub"]
+        assert "`solutions.trees.tree_layout` is not in this release" in cells_said["withheld"]
+        assert "tests/m.py" in cells_said["missing"]
+        assert "`half`" in cells_said["unmade"] and "`never`" in cells_said["unmade_later"]
+        assert shell.user_ns["whole"] == 7 and "half" not in shell.user_ns  # a half-filled list unbound
+        for genuine in ("print(nowhere_defined)", "raise ValueError('a bug of mine')", "raise RuntimeError('mine')"):
+            assert not shell.run_cell(genuine).success, genuine  # the learner's own error: a traceback
+            assert "Stopped here" not in capsys.readouterr().out
+        assert shell.run_cell("half = [1]").success and shell.run_cell("print(half)").success  # made again
+    finally:
+        InteractiveShell.clear_instance()
