@@ -213,6 +213,10 @@ def format_text(verdict: Verdict, verbose: bool = False, timing: bool = True, hi
     if deeper:
         lines.append(f"  (the next level of hints, closer to the code: --hint {hints + 1}, or "
                      f"hint={hints + 1} in a notebook)")
+    elif hints > 1 and not any(len(f.more_hints) >= hints - 1 for f in verdict.findings):  # more asked than there is
+        why = "the check passed, so there is nothing to hint" if verdict.passed else \
+            f"no hint of this verdict goes {hints} levels deep"
+        lines.append(f"  (--hint {hints}: {why})")
     if verdict.stood_in:
         lines.append(f"  {stood_in_text(verdict)}")
     if verdict.output:

@@ -288,3 +288,16 @@ def test_a_verdict_goes_through_json_and_back_with_its_findings_typed():
     assert [(f["name"], f["case"], f["kind"]) for f in data["findings"]] == [
         ("law of token 1", "T=0.6, prompt [2]", LAW), ("forwards with use_cache=True", "", OBSERVED)]
     assert Verdict.from_dict(data) == verdict and verdict.observed_failed == 1
+
+
+def test_asking_for_a_hint_level_there_is_not_says_so():
+    """`--hint N` on a passed check, or past a verdict's deepest hint, says why nothing more
+    shows rather than printing the same text as without it (issue 46)."""
+    from grader.verdict import PASSED, Finding, Verdict
+
+    passed = Verdict("max_fn", PASSED, "every property holds", 0)
+    assert format_text(passed, hints=2).endswith("(--hint 2: the check passed, so there is nothing to hint)")
+    assert "--hint" not in format_text(passed)
+    failed = Verdict("max_fn", FAILED, "a law differs", 0, [Finding.hinted("law", "T=1", "law", "off", ("idea", "code"))])
+    assert "--hint" not in format_text(failed, hints=2).splitlines()[-1]  # level 2 shown: nothing to add
+    assert format_text(failed, hints=3).endswith("(--hint 3: no hint of this verdict goes 3 levels deep)")
