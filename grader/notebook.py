@@ -17,6 +17,7 @@ from types import ModuleType
 
 from grader import exercises, implementation, meanwhile, progress
 from grader.decider import run_isolated
+from grader.decider.warm import WarmRunners
 from grader.release import student
 from grader.verdict import Verdict, format_html, format_text
 
@@ -141,6 +142,12 @@ class CheckResult:
                         *(f"<p>· {html.escape(line)}</p>" for line in self.autograder_only)])
 
 
+# the kernel's warm runner (grader/decider/warm.py): started by the first check, it forks a fresh
+# process for each later one, so a check answers in a fraction of a second; it never imports the
+# learner's code (each fork imports it as it is on disk now) and is replaced when a course file changes
+_RUNNERS = WarmRunners()
+
+
 def check(*exercise_ids: str, impl: str | None = None, seed: int = 0,
           timeout: float | None = None, hint: int = 1) -> "CheckResult | WithoutReference":
     """The verdicts of ``exercise_ids`` (all by default); ``hint``: how many levels of each
@@ -151,6 +158,6 @@ def check(*exercise_ids: str, impl: str | None = None, seed: int = 0,
     implementation.locate(impl)  # raises ImplementationNotFound, saying what was expected
     selected = [exercises.get(e) for e in exercise_ids] or [e for e in exercises.EXERCISES if e.check]
     runnable, autograder_only = student.public_split([e.id for e in selected])
-    verdicts = list(run_isolated(runnable, impl, seed, timeout)) if runnable else []
+    verdicts = list(run_isolated(runnable, impl, seed, timeout, runners=_RUNNERS)) if runnable else []
     progress.record(verdicts, impl, exercises.BY_ID)
     return CheckResult(verdicts, hint, autograder_only)

@@ -57,7 +57,10 @@ class Channel:
                     raise RunnerTimeout()
                 self._watch()
                 continue
-            chunk = os.read(self.fd, 1 << 20)
+            try:
+                chunk = os.read(self.fd, 1 << 20)
+            except ConnectionResetError:  # a socket (a warm runner's control) whose end closed unread
+                chunk = b""
             if not chunk:
                 raise RunnerGone()
             self._split(chunk)

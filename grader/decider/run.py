@@ -1,5 +1,4 @@
 """Runners started, their records awaited with deadlines, the checks replayed on them."""
-import ctypes
 import hashlib
 import importlib
 import json
@@ -16,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from grader import exercises, sources
-from grader.decider import sandbox
+from grader.decider import sandbox, warm
 from grader.decider.channel import STARTUP_TIMEOUT, Channel, RunnerGone, RunnerOverLimit, RunnerTimeout
 from grader.decider.reference import reference_sources, stood_in_noted, withheld
 from grader.verdict import ERROR, FAILED, LAW, Verdict, load_error_verdict
@@ -35,7 +34,7 @@ class GraderFilesChanged(Exception):
 
 def run_isolated(exercise_ids: list[str], impl: str, seed: int | dict[str, int],
                  timeout: float | None = None, grading: bool = False, import_root: Path | None = None,
-                 sandboxed: bool = True, hidden: tuple[Path, ...] = ()):
+                 sandboxed: bool = True, hidden: tuple[Path, ...] = (), runners: warm.WarmRunners | None = None):
     """Yield one Verdict per exercise id, in order, each decided here on a runner's records.
 
     ``seed``: one for every exercise, or ``{exercise id: seed}`` (``grader grade`` derives
@@ -53,19 +52,30 @@ def run_isolated(exercise_ids: list[str], impl: str, seed: int | dict[str, int],
     module that would not import is given once, with the first exercise it cost. Raises
     GraderFilesChanged when a file of the course's packages differs, after a runner, from
     what this process loaded and checked first.
+
+    Sandboxed runners are forked by a warm zygote (grader/decider/warm.py) unless
+    ``GRADER_RUNNERS=cold``: ``runners``, the zygote of a caller that keeps one between calls
+    (a notebook kernel), else one of this call's own, killed when it ends (under ``grader
+    grade``, one submission's).
     """
     seeds = seed if isinstance(seed, dict) else dict.fromkeys(exercise_ids, seed)
     manifest = Preparation(exercise_ids)
     if not sandboxed:  # before any runner starts: an unsandboxed one could write what it imports
         manifest.made()
-    runner = Runner(impl, seeds, grading, import_root, sandboxed, hidden)
-    if not grading:
-        yield from _tracebacks_once(_decided(runner, list(exercise_ids), timeout, manifest))
-        return
-    verdicts = {v.exercise: v for batch in runner_batches(exercise_ids)
-                for v in _decided(runner, batch, timeout, manifest)}
-    verdicts = _reexamined(runner, verdicts, timeout, manifest)
-    yield from _tracebacks_once(stood_in_noted([verdicts[e] for e in exercise_ids]))
+    own = runners is None and sandboxed and warm.enabled()
+    runners = warm.WarmRunners() if own else runners if sandboxed and warm.enabled() else None
+    runner = Runner(impl, seeds, grading, import_root, sandboxed, hidden, runners)
+    try:
+        if not grading:
+            yield from _tracebacks_once(_decided(runner, list(exercise_ids), timeout, manifest))
+            return
+        verdicts = {v.exercise: v for batch in runner_batches(exercise_ids)
+                    for v in _decided(runner, batch, timeout, manifest)}
+        verdicts = _reexamined(runner, verdicts, timeout, manifest)
+        yield from _tracebacks_once(stood_in_noted([verdicts[e] for e in exercise_ids]))
+    finally:
+        if own:
+            runners.close()
 
 
 def _reexamined(runner: "Runner", verdicts: dict, timeout, manifest: "Preparation") -> dict:
@@ -79,7 +89,7 @@ def _reexamined(runner: "Runner", verdicts: dict, timeout, manifest: "Preparatio
     if not again:
         return verdicts
     fresh = Runner(runner.impl, {e: fresh_seed(verdicts[e].seed) for e in again}, runner.grading,
-                   runner.import_root, runner.sandboxed, runner.hidden)
+                   runner.import_root, runner.sandboxed, runner.hidden, runner.warm)
     for batch in runner_batches(again):
         for second in _decided(fresh, batch, timeout, manifest):
             first = verdicts[second.exercise]
@@ -101,7 +111,8 @@ def chance_failure(verdict: Verdict) -> bool:
 def fresh_seed(seed: int) -> int:
     """The seed of the fresh draws that re-examine a statistical failure of ``seed``'s
     (``grader check EXERCISE --seed`` it, to see them again)."""
-    return int.from_bytes(hashlib.sha256(f"{seed}/fresh draws".encode()).digest()[:4], "little")
+    fresh = int.from_bytes(hashlib.sha256(f"{seed}/fresh draws".encode()).digest()[:4], "little")
+    return exercises.with_draws(fresh, exercises.draws(seed))  # as many samples as the first draw
 
 
 def runner_batches(exercise_ids: list[str]) -> list[list[str]]:
@@ -181,43 +192,110 @@ def _stop_if_changed(manifest: sources.Manifest) -> None:
 
 
 class Runner:
-    """How runner processes are started (sandboxed or not), and the decisions made on the
-    records of each. The decider hands each runner open descriptors (its record pipe, a
-    file with no name for its output, its seeds on standard input) and opens no path the
-    runner could write."""
+    """How runner processes are started (sandboxed or not; forked by the zygote of ``warm``,
+    a ``warm.WarmRunners``, or each a fresh process when it is None), and the decisions made
+    on the records of each. The decider hands each runner open descriptors (its record pipe,
+    a file with no name for its output, its seeds on its setup pipe or standard input) and
+    opens no path the runner could write."""
 
-    def __init__(self, impl, seeds, grading, import_root, sandboxed, hidden):
+    def __init__(self, impl, seeds, grading, import_root, sandboxed, hidden, warm_runners=None):
         self.impl, self.seeds = impl, seeds
         self.grading, self.import_root, self.sandboxed, self.hidden = grading, import_root, sandboxed, hidden
+        self.warm = warm_runners
+
+    def _impl(self) -> str:
+        return str(Path(self.impl).resolve()) if self.impl.endswith(".py") else self.impl
 
     def command(self, exercise_ids, write_fd: int, seccomp_fd: int | None = None) -> list[str]:
         """The runner's command line (``-P``: no working folder on its import path), in the
         sandbox when it is sandboxed, bwrap reading its seccomp filter from ``seccomp_fd``."""
-        impl = str(Path(self.impl).resolve()) if self.impl.endswith(".py") else self.impl
         cache = sandbox.compile_cache() if self.sandboxed else None
-        command = [sys.executable, "-P", "-m", "grader.runner", "--impl", impl, "--fd", str(write_fd),
+        command = [sys.executable, "-P", "-m", "grader.runner", "--impl", self._impl(), "--fd", str(write_fd),
                    *(["--grading"] if self.grading else []),
                    *(["--import-root", str(self.import_root)] if self.import_root else []),
                    *(["--sandboxed", "--process-limit", str(sandbox.PROCESS_LIMIT)] if self.sandboxed else []),
                    *(["--compile-cache", str(cache[0]), sandbox.NOT_COPIED] if cache else []),
                    *exercise_ids]
-        if not self.sandboxed:
-            return command
-        readable = [Path(impl)] if impl.endswith(".py") else []
-        readable += [self.import_root] if self.import_root else [Path.cwd()]
+        return self._wrapped(command, cache, seccomp_fd) if self.sandboxed else command
+
+    def zygote_command(self, control_fd: int, seccomp_fd: int | None) -> list[str]:
+        """The warm runner's command line (grader/runner/zygote.py), in the same sandbox as
+        ``command``'s, as its PID namespace's init: its control socket on ``control_fd``."""
+        cache = sandbox.compile_cache()
+        command = [sys.executable, "-P", "-m", "grader.runner.zygote", "--control", str(control_fd),
+                   "--process-limit", str(sandbox.PROCESS_LIMIT),
+                   *(["--compile-cache", str(cache[0]), sandbox.NOT_COPIED] if cache else [])]
+        return self._wrapped(command, cache, seccomp_fd, init=True)
+
+    def _wrapped(self, command: list[str], cache, seccomp_fd: int | None, init: bool = False) -> list[str]:
         course = (sources.ROOT / "grader",) if self.grading else (sources.ROOT,)  # no answer in sight
-        return sandbox.wrap(command, readable, self.hidden, chdir=None if self.import_root else Path.cwd(),
-                            cache=cache, course=course, grading=self.grading, seccomp_fd=seccomp_fd)
+        return sandbox.wrap(command, self._readable(), self.hidden, chdir=self._chdir(), cache=cache,
+                            course=course, grading=self.grading, seccomp_fd=seccomp_fd, init=init)
+
+    def _readable(self) -> list[Path]:
+        """What the sandbox binds of the learner's: the implementation's file, and the folder
+        it is imported from (the working folder by default)."""
+        impl = self._impl()
+        return [*([Path(impl)] if impl.endswith(".py") else []), self.import_root or Path.cwd()]
+
+    def _chdir(self) -> Path | None:
+        return None if self.import_root else Path.cwd()
+
+    def _sandbox_key(self) -> tuple:
+        """What makes two runners' sandboxes differ (``sandbox.wrap`` binds ``sys.path`` too,
+        but while grading): a zygote serves only runners of one."""
+        return (tuple(map(str, self._readable())), self.grading, tuple(map(str, self.hidden)), str(self._chdir()),
+                () if self.grading else tuple(sys.path))
 
     def decide(self, exercise_ids, timeout, started=lambda: None, withheld=()):
         """The verdicts decided on one runner's records, each with where its replay did not
         match them (None when it did: ``ReplayCheckRun.mismatch``); ``started()`` runs once
         the runner has started, before its first record is read; grading, the reference it
         gets withholds the names of the exercises ``withheld``."""
+        setup = {"seeds": {e: self.seeds[e] for e in exercise_ids}}
+        if self.grading:
+            setup["reference"] = reference_sources(tuple(withheld))
+        with tempfile.TemporaryFile(prefix="grader-output-") as output:
+            forked = self._forked(exercise_ids, setup, output.fileno(), started) if self.warm else None
+            if forked is None:
+                yield from self._started(exercise_ids, setup, output, started, timeout)
+                return
+            child, channel, launched = forked
+            yield from _records_decided(child, channel, exercise_ids, self.seeds, timeout,
+                                        Output(output.fileno()), launched)
+
+    def _forked(self, exercise_ids, setup: dict, output_fd: int, started):
+        """A child of this runner's zygote (started when it has none) reading ``setup``: the
+        child, its record channel and when it was forked; None, the zygote killed,
+        when it would not start or serve (the runner then starts cold)."""
+        zygote = self.warm.zygote_for(self._sandbox_key(), self.zygote_command,
+                                      sandbox.runner_environment(self.grading))
+        read_fd, write_fd = os.pipe()
+        try:
+            setup_fd = zygote.fork(write_fd, output_fd)
+            launched = time.monotonic()  # the child's clock: the zygote had its own to start
+            started()
+            zygote.ready()
+        except (warm.ZygoteFailed, RunnerTimeout):
+            zygote.kill()
+            os.close(read_fd)
+            return None
+        finally:
+            os.close(write_fd)
+        self.warm.forks += 1
+        setup = {**setup, "impl": self._impl(), "grading": self.grading, "exercises": exercise_ids,
+                 "import_root": str(self.import_root) if self.import_root else None}
+        child = warm.WarmChild(zygote)
+        if not warm.write_setup(setup_fd, json.dumps(setup).encode() + b"\n", time.monotonic() + STARTUP_TIMEOUT):
+            child.kill()
+        watch = sandbox.process_watch(zygote.process.pid, zygote.resident)
+        return child, Channel(read_fd, watch), launched
+
+    def _started(self, exercise_ids, setup: dict, output, started, timeout):
+        """The verdicts of a runner started as a fresh process (``command``)."""
         read_fd, write_fd = os.pipe()
         program = sandbox.setsid_filter() if self.sandboxed else None
-        with tempfile.TemporaryFile(prefix="grader-output-") as output, \
-                tempfile.TemporaryFile(prefix="grader-seccomp-") as seccomp:
+        with tempfile.TemporaryFile(prefix="grader-seccomp-") as seccomp:
             seccomp.write(program or b"")
             seccomp.seek(0)
             seccomp_fd = seccomp.fileno() if program else None
@@ -227,12 +305,9 @@ class Runner:
                                        stdin=subprocess.PIPE, stdout=output, stderr=output,
                                        start_new_session=True, env=sandbox.runner_environment(self.grading),
                                        cwd=None if self.sandboxed else self.import_root,
-                                       preexec_fn=_die_with_parent)
+                                       preexec_fn=sandbox.die_with_parent)
             os.close(write_fd)
             try:
-                setup = {"seeds": {e: self.seeds[e] for e in exercise_ids}}
-                if self.grading:
-                    setup["reference"] = reference_sources(tuple(withheld))
                 process.stdin.write(json.dumps(setup).encode() + b"\n")
                 process.stdin.close()
             except OSError:  # it ended already: its channel says so
@@ -289,13 +364,6 @@ class Output:
         return text.rstrip()
 
 
-def _die_with_parent() -> None:
-    """In the runner's process before it starts: killed when the decider's thread ends, however
-    it ends (the sandbox adds its own --die-with-parent)."""
-    if sys.platform.startswith("linux"):
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-
-
 def _offset(record, key: str, value: str) -> int | None:
     """The byte offset a start or end record gives (``output_at``), if the record is well formed."""
     allowed = {key, "output_at"} | ({"reference_opened"} if key == "end" else set())
@@ -310,7 +378,10 @@ def _records_decided(process, channel, exercise_ids, seeds, timeout, output: Out
     with where its replay did not match them (``_decide``). The clock starts at ``launched``
     (``time.monotonic()`` when the runner was started): the first check ends at most
     STARTUP_TIMEOUT plus its limit after it, each later one its limit after the last ended,
-    whenever the runner says it starts."""
+    whenever the runner says it starts. ``process``: a ``subprocess.Popen``, or a
+    ``warm.WarmChild``, whose zygote is kept only when every exercise ended as asked, its
+    replay matched (anything else kills the zygote's whole sandbox, as a cold runner's)."""
+    kept, matched = False, True
     try:
         for exercise_id in list(exercise_ids):  # the caller removes each one decided
             exercise, seed = exercises.get(exercise_id), seeds[exercise_id]
@@ -330,6 +401,7 @@ def _records_decided(process, channel, exercise_ids, seeds, timeout, output: Out
                 yield _verdict(exercise_id, seed, started, output.head(at), f"{exc}."), None
                 return
             except RunnerTimeout:
+                _kill(process)
                 yield _verdict(exercise_id, seed, started, output.head(at), f"the check of "
                                f"{exercise_id} did not finish within {limit:.0f} s, so it was "
                                "stopped. Look for a loop that never ends (a `while` whose condition "
@@ -354,11 +426,16 @@ def _records_decided(process, channel, exercise_ids, seeds, timeout, output: Out
             verdict.reference_opened = _paths(end.get("reference_opened")) if end else []
             if end is None:  # the runner is elsewhere in the check: the rest go to a new one
                 _kill(process)  # before the caller acts on this verdict (a recheck starts a runner)
+            matched = matched and mismatch is None
             yield verdict, mismatch
             if end is None:
                 return
+        kept = matched
     finally:
-        _kill(process)
+        if kept and isinstance(process, warm.WarmChild):
+            process.finish()
+        else:
+            _kill(process)
         channel.close()
 
 
@@ -419,7 +496,11 @@ def _verdict(exercise_id: str, seed: int, started: float, output: str, summary: 
     return Verdict(exercise_id, ERROR, summary, seed, output=output, seconds=time.monotonic() - started)
 
 
-def _kill(process: subprocess.Popen) -> None:
+def _kill(process) -> None:
+    """A runner's whole sandbox killed: its process group, or a warm child's zygote's."""
+    if isinstance(process, warm.WarmChild):
+        process.kill()
+        return
     if process.poll() is None:
         try:
             os.killpg(process.pid, signal.SIGKILL)

@@ -15,10 +15,11 @@ its own PID namespace (it cannot see or signal the grader or another runner, and
 it starts dies with it, ``setsid`` or not), every capability dropped (so it cannot unmount
 what hides a path), a seccomp filter that makes ``setsid`` fail (``setsid_filter``: all its
 processes stay in its one session, so the kernel's autogroups give it one share of the CPU
-however many it starts), and no environment but ``runner_environment()``. The paths in
-``hidden`` (under ``grader grade``: every submission's original) that lie inside a bound
-folder are covered, by covering the folder that holds them (no classmate's name reaches the
-runner's mount table); so are ``DECIDER_ONLY``, the checks' judges, the oracle's exact laws
+however many it starts) and ``ptrace``, ``process_vm_readv``/``writev`` and the calls that
+make state outliving a process that cannot be listed (``REFUSED_CALLS``), and no environment
+but ``runner_environment()``. The paths in ``hidden`` (under ``grader grade``: every
+submission's original) that lie inside a bound folder are covered, by covering the folder
+that holds them (no classmate's name reaches the runner's mount table); so are ``DECIDER_ONLY``, the checks' judges, the oracle's exact laws
 and the studies (the known bugs' laws): never the runner's.
 torch.compile's cache of the grading user is bound read-only, and the runner copies it into
 its own ``/tmp`` before any learner code runs (``/tmp`` grows by the cache's size): it reads
@@ -29,11 +30,13 @@ do the same without the copy, but bubblewrap cannot limit the memory its writes 
 What it does not resist is said in docs/grading.md: bubblewrap is a namespace sandbox on
 the host's kernel, so a kernel exploit escapes it; the files it binds stay readable.
 """
+import ctypes
 import errno
 import functools
 import getpass
 import os
 import shutil
+import signal
 import site
 import subprocess
 import sys
@@ -113,16 +116,24 @@ def runner_environment(grading: bool = False) -> dict[str, str]:
             "TORCHINDUCTOR_COMPILE_THREADS": "1"}  # compiles in the runner: no pool of one process per core
 
 
-def process_watch(pid: int):
+def process_watch(pid: int, resident: int = 0):
     """A ``Channel`` watch for the sandbox whose bwrap is ``pid``: RunnerOverLimit once it
-    holds more than PROCESS_LIMIT processes and threads, besides its init. The runner's own
+    holds more than PROCESS_LIMIT processes and threads, besides its init and ``resident``
+    others (a warm runner's zygote, grader/decider/warm.py). The runner's own
     RLIMIT_NPROC stops them sooner, but the kernel never applies it to root, which grades in
     containers (Gradescope)."""
     def watch() -> None:
-        if tasks_in(pid) > PROCESS_LIMIT + 1:
+        if tasks_in(pid) > PROCESS_LIMIT + 1 + resident:
             raise RunnerOverLimit(f"your code started more than {PROCESS_LIMIT} processes and threads, "
                                   "so it was stopped; the exercises need one process")
     return watch
+
+
+def die_with_parent() -> None:
+    """In a runner's or zygote's process before it starts (``preexec_fn``): killed when the
+    decider's thread ends, however it ends (the sandbox adds its own --die-with-parent)."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def tasks_in(pid: int) -> int:
@@ -148,14 +159,15 @@ def tasks_in(pid: int) -> int:
 def wrap(command: list[str], readable: list[Path], hidden: list[Path] = (),
          chdir: Path | None = None, cache: tuple[Path, int] | None = None,
          course: tuple[Path, ...] = (sources.ROOT,), grading: bool = False,
-         seccomp_fd: int | None = None) -> list[str]:
+         seccomp_fd: int | None = None, init: bool = False) -> list[str]:
     """``command`` run in the sandbox, in ``chdir`` (default ``/tmp``): ``readable`` are the
     paths it must read besides the system, Python and ``course`` (the parts of the course
     checkout it sees: all of it by default); the paths in ``hidden`` are covered where a
     bound folder holds them; ``cache`` (``compile_cache()``) is bound read-only, and ``/tmp``
     grows by its size for the runner's copy; ``grading``: Python's import path is bound no
     further than its prefixes and site-packages; ``seccomp_fd``: a descriptor, inherited by
-    bwrap, from which it reads ``setsid_filter()``."""
+    bwrap, from which it reads ``setsid_filter()``; ``init``: ``command`` is its PID namespace's
+    init (a warm runner's zygote: no process of the sandbox can kill or stop it)."""
     arguments = [bwrap(), *_namespaces()]
     for name in SYSTEM_LINKS:
         path = Path("/", name)
@@ -181,6 +193,8 @@ def wrap(command: list[str], readable: list[Path], hidden: list[Path] = (),
         arguments += ["--ro-bind", str(cache[0]), str(cache[0])]
     if seccomp_fd is not None:
         arguments += ["--seccomp", str(seccomp_fd)]
+    if init:
+        arguments.append("--as-pid-1")
     return arguments + ["--remount-ro", "/", "--chdir", str(chdir or "/tmp"), *command]
 
 
@@ -214,15 +228,25 @@ def covers(hidden, bound: list[Path]) -> list[Path]:
     return found
 
 
+REFUSED_CALLS = ("setsid",  # all its processes stay in one session: one autogroup's share of the CPU
+                 # no process reads or writes another's memory (a warm runner's zygote, or a
+                 # sibling): the zygote is non-dumpable as well
+                 "ptrace", "process_vm_readv", "process_vm_writev",
+                 # state that outlives its processes and that a zygote cannot list to clear it
+                 # (SysV IPC objects it can list, and refuses to serve past)
+                 "mq_open", "add_key", "request_key", "keyctl")
+
+
 @functools.cache
 def setsid_filter() -> bytes | None:
     """A seccomp program (BPF, as bwrap's ``--seccomp`` reads it) that lets every system call
-    through but ``setsid``, which fails with EPERM; None where libseccomp's binding
+    through but ``REFUSED_CALLS``, which fail with EPERM; None where libseccomp's binding
     (``pyseccomp``) or libseccomp itself is missing (the runner then runs without it)."""
     try:
         import pyseccomp
         rules = pyseccomp.SyscallFilter(defaction=pyseccomp.ALLOW)
-        rules.add_rule(pyseccomp.ERRNO(errno.EPERM), "setsid")
+        for call in REFUSED_CALLS:
+            rules.add_rule(pyseccomp.ERRNO(errno.EPERM), call)
         fd = os.memfd_create("setsid-filter")
         with open(fd, "w+b") as program:
             rules.export_bpf(program)

@@ -10,7 +10,9 @@ never on its command line; what the learner's code prints goes to a file the dec
 opened and handed over as standard output and error (the runner names no file), and each
 exercise's start and end records say where its part of that output lies.
 
-Modules: ``__main__`` (the process: limits, the channel, the exercises in turn) and
+Modules: ``__main__`` (the process: limits, the channel, the exercises in turn),
 ``record`` (``RecordingCheckRun``, the import of the learner's code, refusing
-``solutions`` while grading).
+``solutions`` while grading), ``reference`` (the reference as sent while grading) and
+``zygote`` (a warm runner: torch and transformers imported once, a child forked to run
+each runner's checks).
 """

@@ -43,10 +43,20 @@ def main():
         copy_compile_cache(*args.compile_cache)
     limit_resources(args.sandboxed, args.process_limit)  # before anything else runs: hard limits stay lowered
     setup = json.loads(sys.stdin.buffer.readline(SETUP_BYTES))  # never on the command line
-    seeds = setup["seeds"]
     sys.stdin.close()
-    channel = os.fdopen(args.fd, "w", buffering=1)
-    os.set_inheritable(args.fd, False)
+    run_checks(args.impl, args.grading, args.import_root, args.exercises, setup, args.fd)
+
+
+def run_checks(impl: str, grading: bool, import_root: str | None, exercise_ids: list[str],
+               setup: dict, fd: int) -> None:
+    """Everything a runner does once its limits are set: the reference as sent installed
+    (grading), the checks imported, then each exercise's check run on ``impl``, its records
+    sent on descriptor ``fd`` (closed at the end). ``setup``: the decider's line (``seeds``:
+    {exercise id: seed}; grading, ``reference``: {module name: source}). A cold runner
+    (``main``) and a warm one's forked child (grader/runner/zygote.py) both end here."""
+    seeds = setup["seeds"]
+    channel = os.fdopen(fd, "w", buffering=1)
+    os.set_inheritable(fd, False)
 
     import importlib
 
@@ -57,25 +67,25 @@ def main():
     from grader.runner.record import run_recorded
     from grader.runner.reference import ReferenceReads, SentReference
 
-    if args.grading:  # before anything imports solutions: the checks hold only the stubs too
+    if grading:  # before anything imports solutions: the checks hold only the stubs too
         SentReference(setup["reference"])
-    for exercise_id in args.exercises:  # the course's code first: a submission cannot replace it
+    for exercise_id in exercise_ids:  # the course's code first: a submission cannot replace it
         importlib.import_module(exercises.get(exercise_id).check)
     reads = ReferenceReads()
-    if args.import_root:  # after the course's own modules: a submission cannot replace them
-        sys.path.insert(0, args.import_root)
+    if import_root:  # after the course's own modules: a submission cannot replace them
+        sys.path.insert(0, import_root)
     torch.set_num_threads(1)  # tiny models: threads cost more than they give
 
     def send(message: dict) -> None:
         channel.write(json.dumps(message, allow_nan=False) + "\n")
 
-    isolation = Isolation(args.impl, exercises) if args.grading else None  # each exercise on its own functions
-    for exercise_id in args.exercises:
+    isolation = Isolation(impl, exercises) if grading else None  # each exercise on its own functions
+    for exercise_id in exercise_ids:
         exercise = exercises.get(exercise_id)
         send({"start": exercise_id, "output_at": printed()})
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            run_recorded(exercise, args.impl, seeds[exercise_id], send, isolation)
+            run_recorded(exercise, impl, seeds[exercise_id], send, isolation)
         send({"end": exercise_id, "reference_opened": reads.taken(), "output_at": printed()})
     channel.close()
 
