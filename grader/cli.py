@@ -339,16 +339,16 @@ def grade(parser: argparse.ArgumentParser, args) -> int:
               f"{scoring.shown(sum(points.points.values()))} points", flush=True)
 
     try:
-        rows = grading.grade(found, selected, secret, args.jobs, args.timeout, sandboxed, decided)
+        rows = grading.grade(found, selected, secret, args.jobs, args.timeout, sandboxed, decided, points.draws)
     except GraderFilesChanged as exc:
         print(f"✘ {exc}", file=sys.stderr)
         return 1
     rows = [replace(row, seed=grading.submission_seed(secret, row.submission),
                     student=roster.student(found[row.submission])) for row in rows]
     print(report.table(rows, points, sandboxed))
-    print(f"\n{report.summary(rows, points, refused)}")
     written = outputs.Outputs(args.csv, args.gradebook, args.summary, args.gradescope)
-    failures = outputs.write(rows, refused, points, sandboxed, written)
+    summary, failures = outputs.write(rows, refused, points, sandboxed, written)  # the class as merged
+    print(f"\n{summary}")
     try:
         print(outputs.keep(secret, args.secret_file, written) if drawn else
               f"Seeds derived from the grading secret in {args.secret_file}.")

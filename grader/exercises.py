@@ -7,6 +7,8 @@ solutions/__init__.py imports them, lessons/__init__.py is written from them
 import difflib
 from dataclasses import dataclass
 
+SEED_BITS = 32  # a check's seed: its draws come from these low bits; above them, how many times its
+# default samples the statistical checks draw (1 when none: ``grader grade`` with a config's ``draws``)
 MIN_TIME_LIMIT = 15.0  # seconds: a cold start of the check (imports, models) fits in it
 TIME_LIMIT_FACTOR = 10  # a learner's loop may be this much slower than the reference
 
@@ -48,6 +50,13 @@ class Exercise:
         """The reference names a runner grading this exercise must not hold: what it asks
         for and the helpers the learner writes for it."""
         return self.functions + self.helpers
+
+    @property
+    def properties(self) -> int:
+        """The properties a complete run of the check evaluates (``COMPLETE_PROPERTIES``): partial
+        credit's denominator, so that a check stopped early counts what it never evaluated as not
+        held (grader/gradebook/scoring.py); 0 where not counted."""
+        return COMPLETE_PROPERTIES.get(self.id, 0)
 
     @property
     def time_limit(self) -> float:
@@ -119,6 +128,24 @@ EXERCISES = (
 )
 
 BY_ID = {exercise.id: exercise for exercise in EXERCISES}
+
+COMPLETE_PROPERTIES = {  # exercise -> the properties its check evaluates on the reference, run to
+    # its end (seed 0): tests/test_solutions.py holds each to the reference's run, so it cannot drift
+    "processors": 24, "autoregressive_generate": 19, "max_fn": 6, "speculative_decoding_verify": 46,
+    "speculative_sampling": 47, "greedy_match": 6,
+}
+
+
+def draws(seed: int) -> int:
+    """How many times their default samples the checks draw under ``seed``: its bits above
+    SEED_BITS, 1 when none. The seed a verdict shows carries them, so ``grader check --seed``
+    redraws as many samples as were graded."""
+    return max(1, seed >> SEED_BITS)
+
+
+def with_draws(seed: int, times: int) -> int:
+    """``seed`` (below 2**SEED_BITS) carrying ``times`` the default samples (``draws``)."""
+    return seed | (times << SEED_BITS) if times > 1 else seed
 
 
 def get(exercise_id: str) -> Exercise:

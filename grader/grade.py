@@ -173,8 +173,9 @@ class _Budget:
 
 
 def grade_one(name: str, path: Path, exercise_ids: list[str], seed: bytes, timeout: float | None,
-              workdir: Path, sandboxed: bool, hidden: tuple[Path, ...]) -> Row:
-    """One submission's verdicts, decided in this process from a copy of it in ``workdir``."""
+              workdir: Path, sandboxed: bool, hidden: tuple[Path, ...], draws: int = 1) -> Row:
+    """One submission's verdicts, decided in this process from a copy of it in ``workdir``;
+    ``draws``: times their default samples the statistical checks draw (in each seed)."""
     # torch names its compile cache after the temporary folder the first time it needs one:
     # fix it to the grading user's first, so that runners get that cache, not an empty one
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(sandbox.compile_cache_folder())
@@ -183,14 +184,14 @@ def grade_one(name: str, path: Path, exercise_ids: list[str], seed: bytes, timeo
     try:
         copy_submission(path, copy)
     except (OSError, zipfile.BadZipFile, SubmissionError, RecursionError) as exc:
-        return _error_row(name, exercise_ids, seed, f"the submission could not be read: {exc}")
+        return _error_row(name, exercise_ids, seed, f"the submission could not be read: {exc}", draws)
     root = lessons_root(copy)
     if root is None:
         return _error_row(name, exercise_ids, seed, "the submission holds no lessons/ package "
-                                                    "(lessons/__init__.py)")
-    verdicts = list(run_isolated(exercise_ids, "lessons", submission_seeds(seed, name, exercise_ids),
-                                 timeout, grading=True, import_root=root, sandboxed=sandboxed,
-                                 hidden=hidden))
+                                                    "(lessons/__init__.py)", draws)
+    verdicts = list(run_isolated(exercise_ids, "lessons", submission_seeds(seed, name, exercise_ids, draws),
+                                 check_limit(exercise_ids, timeout, draws), grading=True, import_root=root,
+                                 sandboxed=sandboxed, hidden=hidden))
     return Row(name, verdicts)
 
 
@@ -211,11 +212,20 @@ def exercise_seed(submission: int, exercise: str) -> int:
     return int.from_bytes(hashlib.sha256(f"{submission}/{exercise}".encode()).digest()[:4], "little")
 
 
-def submission_seeds(secret: bytes, name: str, exercise_ids: list[str]) -> dict[str, int]:
+def submission_seeds(secret: bytes, name: str, exercise_ids: list[str], draws: int = 1) -> dict[str, int]:
     """{exercise id: seed} for one submission, derived from the instructor's ``secret``
-    (``submission_seed``, then ``exercise_seed``)."""
+    (``submission_seed``, then ``exercise_seed``), each carrying ``draws``, the times their
+    default samples the checks draw (``exercises.with_draws``: 1 leaves the seed as it is)."""
     seed = submission_seed(secret, name)
-    return {e: exercise_seed(seed, e) for e in exercise_ids}
+    return {e: exercises.with_draws(exercise_seed(seed, e), draws) for e in exercise_ids}
+
+
+def check_limit(exercise_ids: list[str], timeout: float | None, draws: int = 1) -> float | None:
+    """Seconds each check may run: ``timeout`` where given; else each exercise's own limit (None),
+    or, drawing ``draws`` times the samples, that many times the longest one."""
+    if timeout or draws == 1:
+        return timeout
+    return draws * max(exercises.get(e).time_limit for e in exercise_ids)
 
 
 def row_deadline(exercise_ids: list[str], timeout: float | None) -> float:
@@ -227,12 +237,12 @@ def row_deadline(exercise_ids: list[str], timeout: float | None) -> float:
                                   for e in exercise_ids)
 
 
-def _error_row(name: str, exercise_ids: list[str], seed: bytes, summary: str) -> Row:
-    seeds = submission_seeds(seed, name, exercise_ids)  # the secret itself is never shown
+def _error_row(name: str, exercise_ids: list[str], seed: bytes, summary: str, draws: int = 1) -> Row:
+    seeds = submission_seeds(seed, name, exercise_ids, draws)  # the secret itself is never shown
     return Row(name, [Verdict(e, ERROR, summary, seeds[e]) for e in exercise_ids])
 
 
-def _decided_apart(name, path, exercise_ids, seed, timeout, sandboxed, hidden) -> Row:
+def _decided_apart(name, path, exercise_ids, seed, timeout, sandboxed, hidden, draws=1) -> Row:
     """``grade_one`` in a process of its own (spawned: a forked copy of a process that runs
     torch can deadlock): if anything ends that process, or it misses ``row_deadline``, only
     this row is an error. Its folder is removed here, however it ended."""
@@ -240,27 +250,27 @@ def _decided_apart(name, path, exercise_ids, seed, timeout, sandboxed, hidden) -
     context = multiprocessing.get_context("spawn")
     receive, send = context.Pipe(duplex=False)
     process = context.Process(target=_send_row, daemon=True, args=(
-        send, name, path, exercise_ids, seed, timeout, workdir, sandboxed, hidden))
-    deadline = row_deadline(exercise_ids, timeout)
+        send, name, path, exercise_ids, seed, timeout, workdir, sandboxed, hidden, draws))
+    deadline = row_deadline(exercise_ids, check_limit(exercise_ids, timeout, draws))
     try:
         process.start()
         send.close()
         if not receive.poll(deadline):
-            return _error_row(name, exercise_ids, seed, f"grading this submission took longer than "
-                              f"its limit ({deadline:.0f} s: every check's limit with a runner's "
-                              "start), so it was stopped; the other submissions were graded as usual.")
+            return _error_row(name, exercise_ids, seed, draws=draws, summary=(
+                f"grading this submission took longer than its limit ({deadline:.0f} s: every check's "
+                "limit with a runner's start), so it was stopped; the other submissions were graded as usual."))
         try:
             outcome = receive.recv()
         except (EOFError, OSError):
             process.join(timeout=10)
-            return _error_row(name, exercise_ids, seed, "the grading process of this submission "
-                              f"ended (exit code {process.exitcode}) before its verdicts were "
-                              "decided; the other submissions were graded as usual.")
+            return _error_row(name, exercise_ids, seed, draws=draws, summary=(
+                f"the grading process of this submission ended (exit code {process.exitcode}) before its "
+                "verdicts were decided; the other submissions were graded as usual."))
         if isinstance(outcome, GraderFilesChanged):
             raise outcome
         if type(outcome) is not Row or not all(type(v) is Verdict for v in outcome.verdicts):
-            return _error_row(name, exercise_ids, seed, f"the grading process of this submission "
-                              f"sent {type(outcome).__name__}, not its verdicts.")
+            return _error_row(name, exercise_ids, seed, draws=draws, summary=(
+                f"the grading process of this submission sent {type(outcome).__name__}, not its verdicts."))
         return outcome
     finally:
         process.join(timeout=10)
@@ -273,7 +283,7 @@ def _decided_apart(name, path, exercise_ids, seed, timeout, sandboxed, hidden) -
 DECIDER_MEMORY_BYTES = 4 * 2**30  # a decider's writable memory: the reference's hold 0.58 GiB at most
 
 
-def _send_row(send, name, path, exercise_ids, seed, *args) -> None:
+def _send_row(send, name, path, exercise_ids, seed, timeout, workdir, sandboxed, hidden, draws) -> None:
     """In the spawned decider: ``grade_one``'s row sent on ``send``, this process importing the
     course's packages alone and holding at most DECIDER_MEMORY_BYTES of writable memory (a
     soft limit: its runners set their own)."""
@@ -283,11 +293,11 @@ def _send_row(send, name, path, exercise_ids, seed, *args) -> None:
     sources.course_alone()
     resource.setrlimit(resource.RLIMIT_DATA, (DECIDER_MEMORY_BYTES, resource.getrlimit(resource.RLIMIT_DATA)[1]))
     try:
-        send.send(grade_one(name, path, exercise_ids, seed, *args))
+        send.send(grade_one(name, path, exercise_ids, seed, timeout, workdir, sandboxed, hidden, draws))
     except GraderFilesChanged as exc:
         send.send(GraderFilesChanged(f"{exc} The submission being graded: {name}."))
     except MemoryError:
-        send.send(_error_row(name, exercise_ids, seed, "deciding this submission's verdicts took more "
+        send.send(_error_row(name, exercise_ids, seed, draws=draws, summary="deciding this submission's verdicts took more "
                              f"than {DECIDER_MEMORY_BYTES // 2**30} GB of memory, so it was stopped; what "
                              "its code sent the grader is far larger than correct code sends."))
 
@@ -303,19 +313,20 @@ def remove_tree(path: Path) -> None:
 
 
 def grade(found: dict[str, Path], exercise_ids: list[str], seed: bytes, jobs: int,
-          timeout: float | None = None, sandboxed: bool = True, on_row=None) -> list[Row]:
+          timeout: float | None = None, sandboxed: bool = True, on_row=None, draws: int = 1) -> list[Row]:
     """The rows of the submissions ``found`` ({name: path}), in that order; ``on_row(row)``
-    as each is decided. Every runner's sandbox hides every submission's original. Raises
+    as each is decided; ``draws``: times their default samples the statistical checks draw.
+    Every runner's sandbox hides every submission's original. Raises
     GraderFilesChanged, naming the submissions being graded then, if a course file changed."""
     hidden = tuple(found.values())
     rows: dict[str, Row] = {}
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = {pool.submit(_decided_apart, name, path, exercise_ids, seed, timeout, sandboxed,
-                               hidden): name for name, path in found.items()}
+                               hidden, draws): name for name, path in found.items()}
         try:
             for future in as_completed(futures):
                 name = futures[future]
-                rows[name] = _row(future, name, exercise_ids, seed)
+                rows[name] = _row(future, name, exercise_ids, seed, draws)
                 if on_row:
                     on_row(rows[name])
         except GraderFilesChanged as exc:
@@ -326,7 +337,7 @@ def grade(found: dict[str, Path], exercise_ids: list[str], seed: bytes, jobs: in
     return [rows[name] for name in found]
 
 
-def _row(future, name: str, exercise_ids: list[str], seed: bytes) -> Row:
+def _row(future, name: str, exercise_ids: list[str], seed: bytes, draws: int = 1) -> Row:
     """A decided submission's row; an error row if its grading raised anything but a changed
     course file (which stops the class)."""
     try:
@@ -334,6 +345,6 @@ def _row(future, name: str, exercise_ids: list[str], seed: bytes) -> Row:
     except GraderFilesChanged:
         raise
     except Exception as exc:
-        return _error_row(name, exercise_ids, seed, f"grading this submission failed in the grader "
-                          f"({type(exc).__name__}: {str(exc)[:300]}); the other submissions were "
-                          "graded as usual.")
+        return _error_row(name, exercise_ids, seed, draws=draws, summary=(
+            f"grading this submission failed in the grader ({type(exc).__name__}: {str(exc)[:300]}); "
+            "the other submissions were graded as usual."))

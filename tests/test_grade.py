@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import grade
+from grader import exercises, grade
 from grader.decider import sandbox
 from grader.release import secret
 from tests.conftest import ROOT, run_grader, shipped_lessons
@@ -244,3 +244,68 @@ def test_a_later_lesson_never_stands_in_for_an_earlier_exercise(tmp_path):
     assert rows["batched_verify"]["status"] == "passed", rows["batched_verify"]["summary"]
     spec = rows["speculative_sampling"]
     assert spec["status"] == "error" and "batched_speculative_sampling` is withheld" in spec["summary"], spec
+
+
+CRASHING_MAX_FN = '''import torch
+
+calls = 0
+
+
+def max_fn(x):
+    """Right for its first {right} calls, then {then}."""
+    global calls
+    calls += 1
+    if calls > {right}:
+        {wrong}
+    positive = x.clamp(min=0)
+    total = positive.sum(dim=-1, keepdim=True)
+    return positive / torch.where(total > 0, total, torch.ones_like(total))
+'''
+
+
+@pytest.mark.parametrize("then, wrong, status", [
+    ("raises", "raise IndexError('crashes midway')", "error"),
+    ("writes into its input", "x.zero_()", "failed")])
+def test_a_check_stopped_midway_earns_only_what_held_of_a_complete_run(then, wrong, status, tmp_path):
+    """max_fn's check on a max_fn right for its six calls in float64, then crashing or changing
+    its input in float32: the check stops after 3 of the 6 properties the reference's run
+    evaluates, all held, and partial credit
+    counts the rest as not held (before, an error earned nothing and a failure that stopped
+    after n properties held earned (n − 1)/n)."""
+    from grader.gradebook import scoring
+    from grader.studies.in_process import replayed
+
+    path = tmp_path / "residual.py"
+    path.write_text(CRASHING_MAX_FN.format(right=6, then=then, wrong=wrong))
+    exercise = exercises.get("max_fn")
+    verdict = replayed(exercise, str(path), seed=0)
+    assert verdict.status == status and verdict.stopped and not verdict.findings, verdict
+    assert (verdict.properties, exercise.properties) == (3, 6)
+    assert scoring.load(None, ["max_fn"]).earned(verdict) == 0.5  # before: 0 as an error, 2/3 as a failure
+
+
+def test_a_configs_draws_reach_the_checks_and_their_power_statement(tmp_path):
+    """`draws = 3` in the grading config (the autograder's zip carries it): every verdict's seed
+    carries it, fresh draws keep it, and the check draws three times its samples, so the power
+    it states is sharper (speculative_decoding_verify, on the reference); a seed without it
+    draws as a learner's `grader check` does."""
+    from grader.decider.run import fresh_seed
+    from grader.gradebook import scoring
+    from grader.studies.in_process import replayed
+
+    config = tmp_path / "grading.toml"
+    config.write_text("draws = 3\n")
+    assert scoring.load(config, ["max_fn"]).draws == 3 and scoring.load(None, ["max_fn"]).draws == 1
+    exercise = exercises.get("speculative_decoding_verify")
+    plain = grade.submission_seeds(bytes(range(32)), "bob", [exercise.id])[exercise.id]
+    more = grade.submission_seeds(bytes(range(32)), "bob", [exercise.id], draws=3)[exercise.id]
+    assert (exercises.draws(plain), exercises.draws(more), more % 2**exercises.SEED_BITS) == (1, 3, plain)
+    assert exercises.draws(fresh_seed(more)) == 3 and exercises.draws(fresh_seed(plain)) == 1
+    default, tripled = replayed(exercise, "solutions", plain), replayed(exercise, "solutions", more)
+    assert default.passed and tripled.passed, (default.summary, tripled.summary)
+    stated, sharper = dict(default.detectable), dict(tripled.detectable)
+    assert stated and set(stated) <= set(sharper)  # more draws can give a sparse law a test of its own
+    ratios = sorted(sharper[p] / stated[p] for p in stated)
+    assert ratios[-1] < 1 and ratios[len(ratios) // 2] < 0.7, ratios  # about 1/sqrt(3) as large
+    assert any(note.startswith("3 times the default samples") for note in tripled.notes)
+    assert not any("default samples" in note for note in default.notes)

@@ -5,6 +5,7 @@ Gradescope's results.json."""
 import csv
 import json
 import os
+import re
 import stat
 import zipfile
 from pathlib import Path
@@ -47,6 +48,14 @@ def hostile_rows() -> list[Row]:
 
 def points(*exercise_ids) -> scoring.Scoring:
     return scoring.load(None, list(exercise_ids) or ["max_fn", "speculative_generate", "kv_cache"])
+
+
+@pytest.fixture(autouse=True)
+def complete_runs(monkeypatch):
+    """The hand-made verdicts' checks evaluate, run to their end, as many properties as the
+    verdicts say (partial credit's denominator: ``Exercise.properties``)."""
+    for exercise_id, count in {"max_fn": 4, "speculative_generate": 4, "kv_cache": 2}.items():
+        monkeypatch.setitem(exercises.COMPLETE_PROPERTIES, exercise_id, count)
 
 
 # --- hostile text --------------------------------------------------------------------------
@@ -157,8 +166,25 @@ def test_default_points_count_one_function_once_and_give_partial_credit():
     assert scored.earned(verdict(status=PASSED)) == 1.0
     assert scored.earned(verdict(status=FAILED, findings=[law_finding()], properties=4)) == 0.75
     assert scored.earned(verdict(status=FAILED, findings=[], properties=4)) == 0.75  # failed: never all
-    assert scored.earned(verdict(status=ERROR, properties=4)) == 0.0
+    assert scored.earned(verdict(status=ERROR, properties=0)) == 0.0
     assert scored.earned(verdict(status=NOT_STARTED, properties=0)) == 0.0
+
+
+def test_partial_credit_counts_what_a_stopped_check_never_evaluated_as_not_held(monkeypatch):
+    """The share is of the properties a complete run evaluates (10 here), not of those a check
+    evaluated before it stopped: a learner's function that raised, or changed its input, after 2
+    properties held earns 2 tenths, not all or half; one that evaluates more than the reference's
+    run never earns all; not started earns nothing, whatever it evaluated."""
+    monkeypatch.setitem(exercises.COMPLETE_PROPERTIES, "max_fn", 10)
+    scored = points("max_fn")
+    assert scored.earned(verdict(status=ERROR, properties=2, stopped=True)) == 0.2
+    assert scored.earned(verdict(status=FAILED, properties=2, stopped=True)) == 0.2
+    assert scored.earned(verdict(status=FAILED, findings=[law_finding()], properties=3, stopped=True)) == 0.2
+    assert scored.earned(verdict(status=FAILED, findings=[law_finding()], properties=10)) == 0.9
+    assert scored.earned(verdict(status=FAILED, properties=12)) == round(11 / 12, 4)
+    assert scored.earned(verdict(status=NOT_STARTED, properties=3)) == 0.0
+    monkeypatch.setitem(exercises.COMPLETE_PROPERTIES, "max_fn", 0)  # an exercise without its count
+    assert scored.earned(verdict(status=FAILED, properties=2, stopped=True)) == 0.5
 
 
 def test_a_grading_config_sets_points_and_partial_credit(tmp_path):
@@ -178,7 +204,8 @@ def test_a_grading_config_sets_points_and_partial_credit(tmp_path):
     ("partial = 1\n", "unknown key"), ('partial_credit = "half"\n', "expected one of fraction"),
     ('visibility = "public"\n', "after_due_date"), ("[points]\nmax_fm = 1\n", "max_fn"),
     ("[points]\nmax_fn = -1\n", "from 0"), ('[points]\nmax_fn = "2"\n', "from 0"), ("points = 3\n", "a table"),
-    ("[points\n", "is not TOML"),
+    ("[points\n", "is not TOML"), ("draws = 0\n", "from 1"), ("draws = 17\n", "to 16"),
+    ("draws = 2.5\n", "whole number"), ("draws = true\n", "whole number"),
 ])
 def test_a_bad_grading_config_is_named(tmp_path, text, said):
     config = tmp_path / "grading.toml"
@@ -243,9 +270,10 @@ def test_a_file_that_is_no_grader_csv_is_never_overwritten(tmp_path):
     assert roster_csv.read_text() == "student,grade\njane,A\n"
     with pytest.raises(sheets.SheetError, match="is a folder"):
         sheets.write_long(hostile_rows(), tmp_path, points())
-    failures = outputs.write(hostile_rows(), [], points(), True, outputs.Outputs(
+    said, failures = outputs.write(hostile_rows(), [], points(), True, outputs.Outputs(
         csv=roster_csv, gradebook=tmp_path / "book.csv", gradescope=tmp_path / "gs"))
     assert len(failures) == 1 and "roster.csv" in failures[0]  # the others were written
+    assert said.startswith("Class summary: 2 submission(s) graded in this run")  # not the file's
     assert (tmp_path / "book.csv").is_file() and (tmp_path / "gs" / "bob" / "results.json").is_file()
 
 
@@ -272,6 +300,33 @@ def test_the_table_and_the_summary_are_printable_and_say_the_pass_rates(tmp_path
     assert "2 of 2: speculative_generate: law of token 1" not in summary  # alice alone failed it
     assert "1 of 2: speculative_generate: law of token 1" in summary
     assert "mean 0.94 of 2 points" in summary  # alice 1 + 0.125, bob 0.5 + 0.25
+
+
+def test_the_summary_after_a_regrade_covers_the_merged_class(tmp_path):
+    """Graded then regraded into the same long CSV: the summary printed and written the second
+    time is the whole class's as the CSV now holds it (alice kept, bob's new verdicts, dave
+    added), not the two regraded alone; a CSV of the earlier layout (no column of failed
+    properties' names) is merged into too."""
+    out = outputs.Outputs(csv=tmp_path / "long.csv", summary=tmp_path / "summary.txt")
+    first, _ = outputs.write(hostile_rows(), [], points(), True, out)
+    assert first.startswith("Class summary: 2 submission(s) graded in this run;")
+    again = [Row("bob", [verdict(), verdict("speculative_generate"), verdict("kv_cache")], seed=13),
+             Row("dave", [verdict(status=NOT_STARTED, properties=0)], seed=14)]
+    said, failures = outputs.write(again, [], points(), True, out)
+    assert not failures and (tmp_path / "summary.txt").read_text() == said + "\n"
+    assert said.startswith(f"Class summary: 3 submission(s): 2 graded in this run, 1 as {out.csv} held them;"), said
+    assert "mean 1.04 of 2 points" in said  # alice 1.125, bob 2, dave 0 (his max_fn alone) over 3
+    assert re.search(r"max_fn +2/3 \(67%\) +2 +0 +0 +1 +0", said), said  # alice's pass kept, dave's stub
+    assert re.search(r"kv_cache +1/2 \(50%\)", said), said  # alice not started, bob passed
+    assert "1 of 3: speculative_generate: law of token 1" in said  # alice's failure, kept from the file
+    assert "kv_cache: law of token 1" not in said  # bob's failure, replaced by his pass
+    earlier = tmp_path / "earlier.csv"  # written by the version before the names' column
+    with open(tmp_path / "long.csv", newline="") as f, open(earlier, "w", newline="") as g:
+        csv.writer(g).writerows(r[:-1] for r in csv.reader(f))
+    said, failures = outputs.write(again[:1], [], points(), True, outputs.Outputs(csv=earlier))
+    assert not failures and "3 submission(s): 1 graded in this run, 2 as" in said
+    alice = [r for r in read_csv(earlier) if r["submission"] == "alice"]
+    assert alice[1]["status"] == FAILED and alice[1]["failed property names"] == ""  # read back without it
 
 
 # --- Gradescope's results.json ----------------------------------------------------------------------

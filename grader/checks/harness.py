@@ -102,6 +102,10 @@ class CheckRun:
         self.skipped: list[tuple[str, str]] = []  # (property, why it could not be evaluated)
         self.revisions = []  # functions that may rewrite the failing findings' hints
         self.notes: list[str] = []  # what the check measured, shown with -v and in --json
+        self.draws = exercises.draws(seed)  # times its default samples a statistical check draws
+        if self.draws > 1:
+            self.notes.append(f"{self.draws} times the default samples drawn (the grading config's draws, "
+                              "carried by the seed); the power stated is theirs.")
 
     def revise(self, revision) -> None:
         """Run ``revision(findings)`` on the failing findings when the verdict is made: a
@@ -306,10 +310,11 @@ def checked(check: CheckRun) -> Verdict:
     try:
         check_module.run(check)
         return check.verdict()
-    except Stop as stop:
+    except Stop as stop:  # the laws tested before it were never decided (Holm runs at the end):
+        # they count as not evaluated, so that partial credit never counts them as held
         return Verdict(check.exercise.id, stop.status, stop.summary, check.seed, stop.findings,
-                       check.properties, stop.tb, stopped=True, observed=check.observed,
-                       notes=check.notes)
+                       check.properties - len(check.tests), stop.tb, stopped=True,
+                       observed=check.observed, notes=check.notes)
 
 
 _OPAQUE = object()  # models, processors and other objects: not compared

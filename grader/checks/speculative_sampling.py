@@ -77,7 +77,7 @@ def check_laws(check: CheckRun, verify, case) -> None:
     dtype = torch.float32 if case.name in FLOAT32_CASES else torch.float64
     target = torch.from_numpy(case.p).to(dtype)
     proposal = torch.from_numpy(case.q).to(dtype)
-    drafts = rounds.draw_drafts(check, case.q, case.draws, case.name)
+    drafts = rounds.draw_drafts(check, case.q, case.draws * check.draws, case.name)
     check.seed_everything("laws", case.name)
     pairs = verified(check, verify, target, proposal, drafts, f"({case.name}, {dtype})")
     outcomes = [tuple(d[:j]) + (t,) for d, (j, t) in zip(drafts.tolist(), pairs)]

@@ -91,7 +91,7 @@ def check_zero_target_drafts(check: CheckRun, verify) -> None:
 
 
 def check_laws(check: CheckRun, verify, case) -> None:
-    drafts = rounds.draw_drafts(check, case.q, case.draws, case.name).tolist()
+    drafts = rounds.draw_drafts(check, case.q, case.draws * check.draws, case.name).tolist()
     check.seed_everything("laws", case.name)
     outcomes = verified(check, verify, case.p, case.q, drafts, f"({case.name})")
     check.judge("verifier_rounds.test_laws", case, outcomes)

@@ -3,7 +3,7 @@ it was drawn for this run), the long CSV, the wide gradebook, the class summary 
 Gradescope's results.json. Each is written on its own: one that cannot be (a folder where a
 file should be, a CSV another tool wrote) is named, and the others are written all the same."""
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from grader.grade import Row
@@ -46,19 +46,30 @@ def keep(secret: bytes, given: Path | None, outputs: Outputs) -> str:
 
 
 def write(rows: list[Row], refused: list[str], scoring: Scoring, sandboxed: bool,
-          outputs: Outputs) -> list[str]:
-    """Write every output named; returns a line for each that could not be written."""
-    writers = [(outputs.csv, lambda p: sheets.write_long(rows, p, scoring, sandboxed)),
-               (outputs.gradebook, lambda p: sheets.write_wide(rows, p, scoring)),
-               (outputs.summary, lambda p: p.write_text(report.summary(rows, scoring, refused) + "\n",
-                                                        encoding="utf-8")),
-               (outputs.gradescope, lambda p: results.write(rows, p, scoring, sandboxed))]
+          outputs: Outputs) -> tuple[str, list[str]]:
+    """Write every output named; returns the class summary (of the long CSV as merged, so that
+    after a regrade it covers the whole class: ``report.class_summary``) and a line for each
+    output that could not be written."""
     failures = []
+    try:
+        long = sheets.merged_long(rows, outputs.csv, scoring, sandboxed)
+    except Exception as exc:  # noqa: BLE001 - that file is left as it is; the summary covers this run
+        failures.append(_not_written(outputs.csv, exc))
+        long, outputs = sheets.long_rows(rows, scoring, sandboxed), replace(outputs, csv=None)
+    said = report.class_summary(long, scoring, refused, len(rows), outputs.csv)
+    writers = [(outputs.csv, lambda p: sheets.write_long_table(p, long)),
+               (outputs.gradebook, lambda p: sheets.write_wide(rows, p, scoring)),
+               (outputs.summary, lambda p: p.write_text(said + "\n", encoding="utf-8")),
+               (outputs.gradescope, lambda p: results.write(rows, p, scoring, sandboxed))]
     for path, writer in writers:
         if path is None:
             continue
         try:
             writer(path)
         except Exception as exc:  # noqa: BLE001 - one output never stops the others (SheetError says why)
-            failures.append(f"{path} was not written: {exc if isinstance(exc, (OSError, ValueError)) else repr(exc)}")
-    return failures
+            failures.append(_not_written(path, exc))
+    return said, failures
+
+
+def _not_written(path: Path, exc: Exception) -> str:
+    return f"{path} was not written: {exc if isinstance(exc, (OSError, ValueError)) else repr(exc)}"

@@ -1,10 +1,15 @@
 """What ``grader grade`` prints for an instructor: the table of submission × exercise, and the
 class summary (pass rate per exercise, the properties most failed, what was refused), which
-is also written (``--summary``). Every name and text is made printable first: a submission's
+is also written (``--summary``), computed from the long CSV's rows, merged: after a regrade it
+covers the whole class. Every name and text is made printable first: a submission's
 name and a runner's messages may hold escape codes."""
+import math
 from collections import Counter
+from pathlib import Path
 
+from grader import exercises
 from grader.grade import Row
+from grader.gradebook import sheets
 from grader.gradebook.results import SANDBOXED, UNSANDBOXED
 from grader.gradebook.scoring import Scoring, shown
 from grader.verdict import ERROR, FAILED, NOT_DEFINED, NOT_STARTED, PASSED, Verdict, printable
@@ -46,31 +51,55 @@ def table(rows: list[Row], scoring: Scoring, sandboxed: bool = True) -> str:
 
 
 def summary(rows: list[Row], scoring: Scoring, refused: list[str] = ()) -> str:
-    """The class at a glance, for the submissions graded in this run: mean points, each
-    exercise's pass rate and statuses, the properties most failed (by how many submissions
-    failed each), and the submissions refused, with why."""
-    worth = sum(scoring.points.values())
-    mean = sum(scoring.earned(v) for r in rows for v in r.verdicts) / max(1, len(rows))
-    lines = [f"Class summary: {len(rows)} submission(s) graded in this run"
-             + (f", {len(refused)} refused" if refused else "") + f"; mean {mean:.2f} of {shown(worth)} points."]
+    """The class summary of the submissions graded in this run (``class_summary`` of their rows)."""
+    return class_summary(sheets.long_rows(rows, scoring, True), scoring, refused, len(rows))
+
+
+def class_summary(long: list[list[str]], scoring: Scoring, refused: list[str] = (), graded: int = 0,
+                  source: Path | None = None) -> str:
+    """The class at a glance from the long CSV's rows ``long`` (``sheets.merged_long``: after a
+    regrade, the whole class as ``source`` now holds it, not only the ``graded`` submissions of
+    this run): mean points, each exercise's pass rate and statuses, the properties most failed
+    (by how many submissions failed each), and the submissions refused in this run, with why."""
+    records = [dict(zip(sheets.LONG, row)) for row in long]
+    keys = list(dict.fromkeys(r["submission"] for r in records))
+    order = {e.id: i for i, e in enumerate(exercises.EXERCISES)}
+    graded_ids = sorted({*scoring.points, *(r["exercise"] for r in records)}, key=lambda e: order.get(e, len(order)))
+    worth = {e: scoring.worth(e) if e in scoring.points else
+             max((_number(r["max_points"]) for r in records if r["exercise"] == e), default=0.0) for e in graded_ids}
+    mean = sum(_number(r["points"]) for r in records) / max(1, len(keys))
+    kept = len(keys) - graded
+    whom = (f"{len(keys)} submission(s): {graded} graded in this run, {kept} as {source} held them"
+            if kept > 0 and source else f"{len(keys)} submission(s) graded in this run")
+    lines = [f"Class summary: {whom}" + (f", {len(refused)} refused" if refused else "")
+             + f"; mean {mean:.2f} of {shown(sum(worth.values()))} points."]
     statuses = (PASSED, FAILED, ERROR, NOT_STARTED, NOT_DEFINED)
     table = [["exercise", "pass rate", *statuses, "mean points"]]
-    for exercise_id in scoring.points:
-        verdicts = [v for r in rows for v in r.verdicts if v.exercise == exercise_id]
-        counts = Counter(v.status for v in verdicts)
+    for exercise_id in graded_ids:
+        verdicts = [r for r in records if r["exercise"] == exercise_id]
+        counts = Counter(r["status"] for r in verdicts)
         rate = f"{counts[PASSED]}/{len(verdicts)}" + (f" ({counts[PASSED] / len(verdicts):.0%})" if verdicts else "")
-        points = sum(scoring.earned(v) for v in verdicts) / max(1, len(verdicts))
-        table.append([exercise_id, rate, *(str(counts[s]) for s in statuses),
-                      f"{points:.2f}/{shown(scoring.worth(exercise_id))}"])
+        points = sum(_number(r["points"]) for r in verdicts) / max(1, len(verdicts))
+        table.append([printable(exercise_id, 60, one_line=True), rate, *(str(counts[s]) for s in statuses),
+                      f"{points:.2f}/{shown(worth[exercise_id])}"])
     widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
     lines += ["  " + "  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in table]
-    failing = Counter((v.exercise, f.name) for r in rows for v in r.verdicts
-                      for f in {f.name: f for f in v.findings}.values())  # a submission counts once
+    failing = Counter((r["exercise"], name) for r in records  # a submission counts once a property
+                      for name in dict.fromkeys(r["failed property names"].split("\n")) if name)
     if failing:
         lines.append("Properties most failed (submissions failing each):")
-        lines += [f"  {count} of {len(rows)}: {exercise_id}: {printable(name, 200, one_line=True)}"
-                  for (exercise_id, name), count in failing.most_common(MOST_FAILED)]
+        lines += [f"  {count} of {len(keys)}: {printable(exercise_id, 60, one_line=True)}: "
+                  f"{printable(name, 200, one_line=True)}" for (exercise_id, name), count in failing.most_common(MOST_FAILED)]
     if refused:
         lines.append("Refused (not graded):")
         lines += [f"  {printable(why, 1000, one_line=True)}" for why in refused]
     return "\n".join(lines)
+
+
+def _number(text: str) -> float:
+    """A points cell read back (an edited file may hold anything there: then 0)."""
+    try:
+        value = float(text.lstrip("'"))
+    except ValueError:
+        return 0.0
+    return value if math.isfinite(value) else 0.0

@@ -3,9 +3,10 @@ the points per exercise, and partial credit or all or nothing)."""
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader import exercises
 from grader.release import grading_config
 from grader.release.grading_config import FRACTION, ConfigError  # noqa: F401 - raised by load
-from grader.verdict import FAILED, PASSED, Verdict
+from grader.verdict import ERROR, FAILED, PASSED, Verdict
 
 
 @dataclass(frozen=True)
@@ -14,24 +15,35 @@ class Scoring(grading_config.GradingConfig):
         return self.points.get(exercise_id, 0.0)
 
     def earned(self, verdict: Verdict) -> float:
-        """The points ``verdict`` earns. Passed: all. Failed, under partial credit: the share of
-        its evaluated properties that held (a check that stopped early counts only those it
-        evaluated, and a failed one never earns all). Any other status (error, not started, not
-        defined) earns nothing: its properties were not all evaluated on the learner's code."""
+        """The points ``verdict`` earns. Passed: all. Failed or error, under partial credit: the
+        share of the properties a complete run of its check evaluates (``complete_properties``)
+        that were evaluated and held, never all of them: a check stopped early (the learner's
+        code raised, changed its input or returned what the check cannot go on with) leaves the
+        rest unevaluated, and an unevaluated property counts as not held. Not started and not
+        defined earn nothing."""
         worth = self.worth(verdict.exercise)
         if verdict.status == PASSED:
             return worth
-        if verdict.status != FAILED or self.partial_credit != FRACTION or verdict.properties <= 0:
+        if verdict.status not in (FAILED, ERROR) or self.partial_credit != FRACTION:
             return 0.0
         held = max(0, verdict.properties - len(verdict.findings))
-        return round(worth * min(held, verdict.properties - 1) / verdict.properties, 4)
+        complete = max(complete_properties(verdict.exercise), verdict.properties)
+        return round(worth * min(held, complete - 1) / complete, 4) if complete > 0 else 0.0
+
+
+def complete_properties(exercise_id: str) -> int:
+    """The properties a complete run of ``exercise_id``'s check evaluates, as the reference's
+    run evaluates them (``Exercise.properties``; tests/test_solutions.py ties the two); 0 for
+    an id the course does not know (a row of an older gradebook)."""
+    exercise = exercises.BY_ID.get(exercise_id)
+    return exercise.properties if exercise else 0
 
 
 def load(path: Path | None, exercise_ids: list[str]) -> Scoring:
     """The scoring of ``exercise_ids`` under the config at ``path`` (None: the defaults);
     raises ConfigError naming what is wrong."""
     config = grading_config.load(path, exercise_ids)
-    return Scoring(config.points, config.partial_credit, config.visibility)
+    return Scoring(config.points, config.partial_credit, config.visibility, config.draws)
 
 
 def shown(points: float) -> str:

@@ -18,7 +18,9 @@ CELL_LIMIT = 16 * 1024  # characters of one cell: Python's csv reads up to 128 K
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet runs a cell that begins so
 LONG = ["submission", "exercise", "status", "points", "max_points", "properties", "failed",
         "observed_properties", "observed_failed", "sandboxed", "seconds", "seed", "summary",
-        "failing properties (with hints)", "reference files opened"]
+        "failing properties (with hints)", "reference files opened", "failed property names"]
+EARLIER_LONG = LONG[:-1]  # the long CSV before the failed properties' names had a column: merged into
+# still (its rows get the column blank), and written anew with it
 WHO = ["submission", "id", "name", "email"]
 TOTALS = ["total", "max", "seed"]
 
@@ -48,13 +50,19 @@ def long_rows(rows: list[Row], scoring: Scoring, sandboxed: bool) -> list[list[s
                     shown(scoring.worth(v.exercise)), v.properties, len(v.findings), len(v.observed),
                     v.observed_failed, "yes" if sandboxed else "no (--no-sandbox)", f"{v.seconds:.1f}", v.seed,
                     v.summary, "; ".join(f"{f.property}: {f.hint}" if f.hint else f.property for f in v.findings),
-                    "; ".join(v.reference_opened))])
+                    "; ".join(v.reference_opened), failed_names(v))])
             except Exception as exc:  # noqa: BLE001 - one verdict never stops the class's file
                 said = {"submission": cell(row.submission), "exercise": cell(getattr(v, "exercise", "?")),
                         "status": ERROR, "points": "0", "summary": f"the grader could not write this verdict "
                         f"({type(exc).__name__}); grade this submission again"}
                 written.append([said.get(column, "") for column in LONG])
     return written
+
+
+def failed_names(verdict) -> str:
+    """The names of the properties ``verdict`` failed, one a line, each once: what the class
+    summary counts (grader/gradebook/report.py), read back from the merged long CSV."""
+    return "\n".join(dict.fromkeys(printable(f.name, 300, one_line=True) for f in verdict.findings))
 
 
 def wide_rows(rows: list[Row], scoring: Scoring) -> tuple[list[str], list[list[str]]]:
@@ -71,9 +79,24 @@ def wide_rows(rows: list[Row], scoring: Scoring) -> tuple[list[str], list[list[s
     return [*WHO, *graded, *TOTALS], written
 
 
+def merged_long(rows: list[Row], path: Path | None, scoring: Scoring, sandboxed: bool = True) -> list[list[str]]:
+    """The long CSV's rows once ``rows`` are merged into the file at ``path`` (``rows``' alone
+    where ``path`` is None or names no file yet). Raises SheetError where the file there is
+    not one this grader writes."""
+    written = long_rows(rows, scoring, sandboxed)
+    if path is None:
+        return written
+    _, kept = _existing(path, lambda h: h in (LONG, EARLIER_LONG), f"its header is not {LONG[:3]}…")
+    return _merged([r + [""] * (len(LONG) - len(r)) for r in kept], written, _keys(rows))
+
+
 def write_long(rows: list[Row], path: Path, scoring: Scoring, sandboxed: bool = True) -> None:
-    _, kept = _existing(path, lambda h: h == LONG, f"its header is not {LONG[:3]}…")
-    _replace(path, LONG, _merged(kept, long_rows(rows, scoring, sandboxed), _keys(rows)))
+    write_long_table(path, merged_long(rows, path, scoring, sandboxed))
+
+
+def write_long_table(path: Path, table: list[list[str]]) -> None:
+    """Write the long CSV's rows ``table`` (``merged_long``'s) at ``path``, replacing it whole."""
+    _replace(path, LONG, table)
 
 
 def write_wide(rows: list[Row], path: Path, scoring: Scoring) -> None:

@@ -5,6 +5,7 @@ failed exercise earns some of them, and what Gradescope shows learners::
     partial_credit = "fraction"   # or "all_or_nothing"
     shared = "split"              # or "each"
     visibility = "visible"        # Gradescope's: visible, after_due_date, after_published, hidden
+    draws = 1                     # times their default samples the statistical checks draw
     [points]
     max_fn = 2
     kv_cache = 1
@@ -13,7 +14,9 @@ Defaults (docs/grading.md says why): 1 point per exercise; exercises that grade 
 function (``speculative_generate`` and ``kv_cache`` both grade ``speculative_generate``)
 share that function's point (``shared = "split"``: 0.5 each) unless ``[points]`` names them
 or ``shared = "each"``; a failed exercise earns the fraction of its properties that held
-(grader/gradebook/scoring.py applies it). Every value is checked when the file is read, so a
+(grader/gradebook/scoring.py applies it); the checks draw their default samples (``draws = 1``,
+as a learner's ``grader check``): an autograder may draw more, which learners' public checks
+do not (``grader.exercises.with_draws`` puts them in each verdict's seed). Every value is checked when the file is read, so a
 mistake stops ``grader grade`` or the autograder's build, never a learner's grading.
 """
 import tomllib
@@ -29,6 +32,7 @@ VISIBILITIES = ("visible", "after_due_date", "after_published", "hidden")  # Gra
 CHOICES = {"partial_credit": (FRACTION, ALL_OR_NOTHING), "shared": (SPLIT, EACH), "visibility": VISIBILITIES}
 MAX_BYTES = 64 * 1024
 MAX_POINTS = 1e6
+MAX_DRAWS = 16  # times the default samples: the checks' time grows with it (row_deadline allows for it)
 
 
 class ConfigError(ValueError):
@@ -40,16 +44,21 @@ class GradingConfig:
     points: dict[str, float]  # exercise id -> the points it is worth, for every exercise graded
     partial_credit: str = FRACTION
     visibility: str = "visible"
+    draws: int = 1  # times their default samples the statistical checks draw
 
 
 def load(path: Path | None, exercise_ids: list[str]) -> GradingConfig:
     """The config of a grading of ``exercise_ids``, read from ``path`` (None: the defaults).
     Raises ConfigError naming what is wrong."""
     config = _read(path) if path is not None else {}
-    unknown = set(config) - set(CHOICES) - {"points"}
+    unknown = set(config) - set(CHOICES) - {"points", "draws"}
     if unknown:
         raise ConfigError(f"{path}: unknown key(s) {sorted(unknown)}; expected partial_credit, shared, "
-                          "visibility and a [points] table")
+                          "visibility, draws and a [points] table")
+    draws = config.get("draws", 1)
+    if type(draws) is not int or not 1 <= draws <= MAX_DRAWS:
+        raise ConfigError(f"{path}: draws = {draws!r}; expected a whole number from 1 (the checks' default "
+                          f"samples, as learners draw them) to {MAX_DRAWS} (that many times them)")
     for key, allowed in CHOICES.items():
         if key in config and config[key] not in allowed:
             raise ConfigError(f"{path}: {key} = {config[key]!r}; expected one of {', '.join(allowed)}")
@@ -64,7 +73,7 @@ def load(path: Path | None, exercise_ids: list[str]) -> GradingConfig:
                               f"from 0 to {MAX_POINTS:g}")
     points = default_points(exercise_ids, split=config.get("shared", SPLIT) == SPLIT)
     points.update({e: float(v) for e, v in given.items() if e in points})
-    return GradingConfig(points, config.get("partial_credit", FRACTION), config.get("visibility", "visible"))
+    return GradingConfig(points, config.get("partial_credit", FRACTION), config.get("visibility", "visible"), draws)
 
 
 def default_points(exercise_ids: list[str], split: bool = True) -> dict[str, float]:
