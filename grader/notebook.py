@@ -89,7 +89,7 @@ class Course:
             def said(parameter: str, default: str) -> None:
                 self._note(name, parameter, f"`{name}` is yours; its default `{parameter}` is not finished: "
                                             f"{meanwhile.owner(default)} still raises NotImplementedError, so "
-                                            f"this cell passes the reference's `{parameter}`.")
+                                            f"this cell passes the reference's `{default.split('.')[0]}` as `{parameter}`.")
             return meanwhile.reference_defaults(value, package, self.reference, said)
         self._note(name, None, f"`{name}` is not finished: {meanwhile.owner(step)} still raises "
                                f"NotImplementedError, so this cell uses the reference's `{name}`.")
