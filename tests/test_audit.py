@@ -5,6 +5,8 @@ shipped pair, exact samplers pass, and the command reports as documented.
 Draw counts here are small (seconds each); scripts/audit_false_alarms.py measures the audit at
 its default count (docs/audit.md)."""
 import json
+import re
+import sys
 from pathlib import Path
 
 import matplotlib
@@ -15,7 +17,7 @@ import torch
 from scipy import stats as scipy_stats
 
 from grader import cli
-from grader.audit import adapters, command, diagnosis, pit, power, report
+from grader.audit import adapters, command, diagnosis, pit, power, replay, report
 from grader.audit.draws import Record, draw
 from grader.audit.exact import exact_audit, settings_of
 from grader.models import load_pair, shipped_pair_present
@@ -25,6 +27,8 @@ from grader.studies import mutants
 from solutions import sampling
 from tests.conftest import PRISTINE
 
+SAMPLERS = Path(__file__).parent / "audit_samplers"
+REPLAYS = replay.replays(SAMPLERS)  # the published engine bugs, replayed (docs/audit.md, "Real bugs, replayed")
 MUTANTS = mutants.all_mutants(Path(__file__).parent / "audit_mutants")
 MUTANTS_OF_LESSONS = mutants.all_mutants(Path(__file__).parent / "mutants")  # the checks' replayed bugs
 SETTINGS = adapters.Sampling(0.8, None, 0.95)  # grader audit's defaults
@@ -200,6 +204,37 @@ def test_a_drafter_test_of_no_variance_is_left_out_and_a_lopsided_one_is_exact()
     assert not any(t.statistic == 0 and t.p_value == 0 for t in tests)
 
 
+def test_the_support_diagnosis_names_the_law_the_outside_tokens_came_from():
+    """Tokens outside p's support drawn from the row one position early, from their own row
+    without its filter, from a law deep in their row's tail (another position's), and
+    uniformly over the vocabulary: the diagnosis says which (it said a filter was missing for
+    all four). Synthetic laws, 40 texts of 6 positions, vocabulary 200."""
+    vocab = 200
+    target, _ = synthetic(n=240, vocab=vocab)
+    settings = adapters.Sampling(1.0, None, 0.5)
+    p, unfiltered = settings.processor(vocab)(target), adapters.Sampling(1.0).processor(vocab)(target)
+    ranks = torch.argsort(torch.argsort(target, dim=-1, descending=True), dim=-1)
+    deep = ((ranks >= 10) & (ranks < 30)).double()  # some other context's likely tokens: this row's ranks 10 to 29
+    generator = torch.Generator().manual_seed(0)
+    first = torch.arange(240) % 6 == 0
+
+    def meaning(draw_from: torch.Tensor) -> str | None:
+        tokens = torch.multinomial(draw_from, 1, generator=generator)[:, 0]
+        uniforms = torch.rand(240, generator=generator, dtype=torch.float64)
+        fields = pit.token_statistics(p, None, tokens, uniforms) + pit.row_evidence(p, unfiltered, tokens, uniforms,
+                                                                                     first)
+        stats_ = pit.TokenStatistics(*(a.reshape(40, 6) for a in fields))
+        assert (stats_.p_token <= 0).sum() > 20  # enough tokens outside the support to read
+        return diagnosis.support_meaning(stats_)
+
+    assert meaning(torch.cat([p[:1], p[:-1]])) == diagnosis.ROW_EARLY  # row j drawn from row j − 1
+    assert meaning(unfiltered) is None  # the filter forgotten: the table's line stands
+    assert meaning(deep).startswith(diagnosis.ROW_LATE.split("{")[0])
+    assert meaning(torch.ones_like(p)).startswith(diagnosis.NEAR_UNIFORM.split("{")[0])
+    lines = diagnosis.diagnose([failing("support (tokens with p(x) = 0)")], None)
+    assert lines[0].startswith(diagnosis.RULES[0][2])  # no evidence: the table's line
+
+
 def test_pit_orders_by_decreasing_probability():
     p = torch.tensor([[0.2, 0.5, 0.3, 0.0]], dtype=torch.float64)
     assert pit.ordered_mass_before(p, torch.tensor([1])).item() == 0.0
@@ -306,7 +341,11 @@ def test_lessons_7_to_11_loops_run_through_the_adapter(loop, shipped):
     target, drafter, prompts = shipped
     adapter = adapters.make("lessons", target, drafter, SETTINGS, 8, 3, "solutions", loop)
     record = draw(adapter, prompts, 4, 8, seed=0, region_model=drafter)  # the eagle loops have no drafter
-    assert record.outputs.shape == (4, 8) and len(pit.audit_tests(record.token_stats)) == 1 + 3 * 9
+    names = [t.name for t in pit.audit_tests(record.token_stats)]
+    # support, then KS, region and mode pooled and at 8 positions; at 4 texts a drafter test whose
+    # chances are all 0 or 1 has no variance and is left out (pit.martingale_test)
+    assert record.outputs.shape == (4, 8) and 1 + 9 <= len(names) <= 1 + 3 * 9
+    assert sum(name.startswith("PIT uniformity (KS)") for name in names) == 9
 
 
 @needs_shipped
@@ -323,6 +362,60 @@ def test_adapter_contract_is_enforced(shipped):
         adapters.checked_generate(Short(), prompts[0], 0, NEW_TOKENS, 4096)
     with pytest.raises(adapters.AdapterError, match="temperature must be > 0"):
         adapters.Sampling(0.0)
+
+
+# --- the real bugs, replayed (tests/audit_samplers/, scripts/audit_replays.py) ----------------
+def test_every_replay_is_registered_importable_cites_its_issue_and_has_its_row_in_the_docs():
+    docs = (Path(__file__).parents[1] / "docs" / "audit.md").read_text()
+    assert len(REPLAYS) >= 8
+    for found in REPLAYS:
+        source = found.path.read_text()
+        assert re.fullmatch(r"[\w.-]+/[\w.-]+#\d+(, #\d+)*", found.issue), found.issue
+        number = found.issue.split("#")[1].split(",")[0]
+        assert f"#{number}" in source.split('"""')[1], f"{found.path.name}: the docstring cites the issue"
+        assert found.quick_verdict in ("PASS", "FAIL") and found.engine and found.mechanism
+        assert f"| {found.engine} | {found.issue} |" in docs, f"{found.path.name} has no row in docs/audit.md"
+    assert len({r.path.stem for r in REPLAYS}) == len(REPLAYS)
+
+
+def test_the_replay_loop_is_exact_and_argmax_verification_is_not_on_the_tiny_pairs_exact_laws(tmp_path):
+    """The loop every replay changes one step of passes the enumerable audit; SGLang #31214's
+    argmax verification fails it."""
+    exact_loop = tmp_path / "exact_loop.py"
+    exact_loop.write_text("from grader.audit.replay import ReplayLoop, make_replay\n"
+                          "make_adapter = make_replay(ReplayLoop)\n")
+    tests, _ = exact_audit(str(exact_loop), seed=0, impl="solutions", loop="speculative_generate", draws=60)
+    assert not any(t.rejected for t in tests), [(t.name, t.p_value) for t in tests if t.rejected]
+    argmax = next(r for r in REPLAYS if r.path.stem == "sglang_31214")
+    tests, _ = exact_audit(str(argmax.path), seed=0, impl="solutions", loop="speculative_generate", draws=60)
+    assert any(t.rejected for t in tests)
+
+
+@pytest.fixture(scope="module")
+def shipped_pair():
+    target, drafter, tokenizer = load_pair("cpu")
+    return target, drafter, tokenizer
+
+
+@needs_shipped
+@pytest.mark.slow
+@pytest.mark.parametrize("found", REPLAYS + [replay.Replay(SAMPLERS / "bonus_one_row_early.py", "", "", "", "FAIL")],
+                         ids=lambda r: r.path.stem)
+def test_replay_verdict_and_diagnosis_in_quick_mode(found, shipped_pair):
+    """Each replay's verdict at `grader audit --quick`'s draws (16 texts × 40 tokens, seed 0;
+    one to five minutes each here), and the mechanism its diagnosis names (``DIAGNOSIS``)."""
+    target, drafter, tokenizer = shipped_pair
+    adapter = adapters.load_adapter_file(str(found.path), target, drafter, SETTINGS, command.DEFAULT_NEW_TOKENS)
+    _, record, tests, _ = command.shipped_audit(adapter, tokenizer, command.QUICK_TEXTS, command.DEFAULT_NEW_TOKENS,
+                                                0, drafter)
+    assert ("FAIL" if any(t.rejected for t in tests) else "PASS") == found.quick_verdict
+    words = getattr(adapter_module(found.path), "DIAGNOSIS", None)
+    if words:
+        assert any(words in line for line in diagnosis.diagnose(tests, record.token_stats))
+
+
+def adapter_module(path: Path):
+    return sys.modules[f"audit_adapter_{path.stem}"]  # loaded by load_adapter_file
 
 
 # --- the enumerable audit -----------------------------------------------------------------

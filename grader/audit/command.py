@@ -99,8 +99,8 @@ def run_shipped(args, settings) -> int:
     if args.figure:
         report.figure(args.figure, record, tests, f"{adapter.name}; {settings}; seed {args.seed}")
         header["figure"] = args.figure
-    print(report.as_json(header, tests, power=vars(statement)) if args.json
-          else report.text(header, tests, statement))
+    print(report.as_json(header, tests, record.token_stats, power=vars(statement)) if args.json
+          else report.text(header, tests, statement, record.token_stats))
     return 0 if not any(t.rejected for t in tests) else 1
 
 

@@ -33,6 +33,20 @@ RULES = [  # (test, sign of the failing statistic: +1, −1, 0 for either, what 
      "too hot: the mass is too spread over unlikely tokens — a temperature above the settings' (or "
      "none), or a filter looser than the settings"),
 ]
+ROW_EARLY = ("tokens outside the support, drawn from the row one position early: most of them are inside "
+             "the support of the previous position's law — a bonus token from p[k − 1] instead of p[k], or a "
+             "token taken from the row before the one it is emitted at (the rows misaligned by one)")
+ROW_LATE = ("tokens outside the support, drawn from another position's law rather than from this one without "
+            "its filter: they lie deep in the tail of their own row's unfiltered law (tail PIT mean {mean:.2f}, "
+            "where a forgotten filter gives 0.5) — a token drawn one position late (from the row after a "
+            "rejected draft, which that draft conditions) or from a misaligned row")
+NEAR_UNIFORM = ("tokens outside the support, drawn nearly uniformly over the vocabulary: they rank anywhere in "
+                "their row's unfiltered law (mean rank {rank:.0%} of the vocabulary, where any context's law puts "
+                "its tokens near the top) — a softmax of probabilities where a normalisation belongs (the "
+                "residual max(p − q, 0) passed through softmax), or a law built from the wrong numbers")
+UNIFORM_RANK = 0.3  # the mean vocab_rank above which the outside tokens look uniform over the vocabulary
+EARLY_SHARE = 0.5  # of the tokens outside the support (past the first position), inside the previous row's support
+TAIL_Z = 4.0  # how far above 0.5 the tail PIT mean must lie, in standard errors (sd of U(0,1): 1/√12)
 FIRST_TOKEN = ("the first generated token is wrong: it comes from the first target forward, before "
                "any draft is verified (the prompt's last logits, a cache or an off-by-one)")
 
@@ -42,18 +56,22 @@ def position(test: Test) -> int | None:
     return None if is_pooled(test) else int(test.name.rsplit(" ", 1)[1])
 
 
-def diagnose(tests: list[Test]) -> list[str]:
+def diagnose(tests: list[Test], token_stats=None) -> list[str]:
     """One line per rule that the rejected ``tests`` match, each saying where it failed, the
     most significant first (smallest p-value; ties in the table's order): the later lines may
     follow from the first (a too-cold sampler also emits the drafter's top token too often, as
     both models favour the same tokens; greedy drafts also make the law too concentrated).
     Then, when no pooled test failed, a line for the position-specific failure. Empty when
-    nothing was rejected."""
+    nothing was rejected. With ``token_stats`` (grader/audit/pit.py's TokenStatistics, its row
+    evidence computed) the support line says which row the outside tokens came from
+    (``support_meaning``)."""
     rejected = [t for t in tests if t.rejected]
     found = []
     for name, failing_sign, meaning in RULES:
         matched = [t for t in rejected if t.name.startswith(name) and failing_sign in (0, np.sign(t.statistic))]
         if matched:
+            if name == "support":
+                meaning = support_meaning(token_stats) or meaning
             found.append((min(t.p_value for t in matched), f"{meaning} ({where(matched)})"))
     lines = [line for _, line in sorted(found, key=lambda pair: pair[0])]  # stable: the table breaks ties
     if rejected and not any(map(is_pooled, rejected)):
@@ -73,3 +91,30 @@ def where(tests: list[Test]) -> str:
     if positions:
         parts.append(f"at position{'s' * (len(positions) > 1)} {', '.join(map(str, positions))}")
     return "; ".join(parts)
+
+
+def support_meaning(token_stats) -> str | None:
+    """Which row the tokens outside p's support came from, or None when the evidence is missing
+    or points at the row's own unfiltered law (the table's missing-filter line then stands).
+
+    One position early when at least ``EARLY_SHARE`` of them (past each text's first position)
+    lie inside the support of the row before; nearly uniform over the vocabulary when their
+    mean rank in their row's unfiltered law is above ``UNIFORM_RANK`` of it; another row's law
+    when their tail PIT under that law (``pit.row_evidence``) has a mean ``TAIL_Z`` standard
+    errors above 0.5. A forgotten filter draws them from that unfiltered law: tail mean 0.5."""
+    if token_stats is None or token_stats.tail_u is None:
+        return None
+    outside = token_stats.p_token <= 0
+    before = token_stats.p_row_before[outside]
+    before = before[~np.isnan(before)]
+    if before.size and np.mean(before > 0) >= EARLY_SHARE:
+        return ROW_EARLY
+    rank = token_stats.vocab_rank[outside]
+    rank = rank[~np.isnan(rank)]
+    if rank.size and rank.mean() > UNIFORM_RANK:
+        return NEAR_UNIFORM.format(rank=rank.mean())
+    tail = token_stats.tail_u[outside]
+    tail = tail[~np.isnan(tail)]
+    if tail.size and (tail.mean() - 0.5) * np.sqrt(12 * tail.size) > TAIL_Z:
+        return ROW_LATE.format(mean=tail.mean())
+    return None

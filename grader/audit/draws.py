@@ -12,7 +12,7 @@ import torch
 from tqdm import tqdm
 
 from grader.audit.adapters import checked_generate
-from grader.audit.pit import TokenStatistics, token_statistics
+from grader.audit.pit import TokenStatistics, row_evidence, token_statistics
 
 CHUNK = 1024  # tokens whose laws are processed at once (memory: a few [CHUNK, V] float64 arrays)
 
@@ -65,11 +65,16 @@ def draw(adapter, prompts: list[list[int]], texts: int, new_tokens: int, seed: i
     drafter_logits = torch.stack(logits[texts:]) if region_model is not None else None
     tokens = torch.tensor(outputs).reshape(-1)
     uniforms = torch.from_numpy(np.random.default_rng([seed, 1]).random(tokens.numel()))
+    unfiltered = type(adapter.settings)(adapter.settings.temperature).processor(vocab)  # for row_evidence
+    first = torch.arange(tokens.numel()) % new_tokens == 0
     parts = []
-    for rows in torch.arange(tokens.numel()).split(CHUNK):  # [CHUNK, V] float64 at a time
-        p = processor(target_logits.reshape(-1, vocab)[rows].double())
+    whole_texts = max(1, CHUNK // new_tokens) * new_tokens  # chunks of whole texts: row_evidence reads the row before
+    for rows in torch.arange(tokens.numel()).split(whole_texts):  # [about CHUNK, V] float64 at a time
+        logits = target_logits.reshape(-1, vocab)[rows].double()
+        p = processor(logits)
         q = processor(drafter_logits.reshape(-1, vocab)[rows].double()) if drafter_logits is not None else None
-        parts.append(token_statistics(p, q, tokens[rows], uniforms[rows]))
+        parts.append(token_statistics(p, q, tokens[rows], uniforms[rows])
+                     + row_evidence(p, unfiltered(logits), tokens[rows], uniforms[rows], first[rows]))
     shaped = [np.concatenate(column).reshape(texts, new_tokens) for column in zip(*parts)]
     return Record(used, np.array(outputs), target_logits, drafter_logits, TokenStatistics(*shaped),
                   time.perf_counter() - start)

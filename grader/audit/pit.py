@@ -43,13 +43,18 @@ POOLED_SHARE = 0.5  # of ALPHA, spread evenly over the pooled tests (support inc
 class TokenStatistics:
     """Per generated token, arrays ``[texts, positions]``: the PIT value ``u``, ``p(x)``, the
     region indicator ``1[q(x) > p(x)]`` and its null mean ``P_p(q > p)``, the mode indicator
-    ``1[x = argmax q]`` and its null mean ``p(argmax q)`` (the last four NaN without a drafter)."""
+    ``1[x = argmax q]`` and its null mean ``p(argmax q)`` (the last four NaN without a drafter);
+    then, for the diagnosis alone (no test reads them: ``row_evidence``), ``p_row_before``,
+    ``tail_u`` and ``vocab_rank`` (None where not computed)."""
     u: np.ndarray
     p_token: np.ndarray
     in_region: np.ndarray
     region_mass: np.ndarray
     is_mode: np.ndarray
     mode_mass: np.ndarray
+    p_row_before: np.ndarray | None = None  # the law of the row one position early at the token: p_{j−1}(x_j)
+    tail_u: np.ndarray | None = None  # a token with p(x) = 0: its PIT under its row's unfiltered law beyond p's support
+    vocab_rank: np.ndarray | None = None  # a token with p(x) = 0: its rank in its row's unfiltered law, over V
 
 
 @dataclass
@@ -84,6 +89,40 @@ def token_statistics(p: torch.Tensor, q: torch.Tensor | None, tokens: torch.Tens
     mode = q.argmax(-1)
     return (u.numpy(), p_token.numpy(), in_region.double().numpy(), (p * region).sum(-1).numpy(),
             (tokens == mode).double().numpy(), p.gather(-1, mode[:, None])[:, 0].numpy())
+
+
+def row_evidence(p: torch.Tensor, unfiltered: torch.Tensor, tokens: torch.Tensor, uniforms: torch.Tensor,
+                 first: torch.Tensor) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Which law a token outside p's support came from, for the diagnosis: ``(p_row_before,
+    tail_u, vocab_rank)``, each ``[n]``, from the laws ``p`` ``[n, V]`` after the settings and ``unfiltered``
+    ``[n, V]`` (temperature alone) of consecutive rows of whole texts, ``tokens`` ``[n]``, the
+    audit's ``uniforms`` ``[n]`` and ``first`` ``[n]`` (True at a text's first row).
+
+    - ``p_row_before``: p of the row one position early at the token (NaN at a first row). A
+      token drawn from that row (a bonus from p[k − 1]) is always inside its support.
+    - ``tail_u`` (NaN where p(x) > 0): the randomized PIT of the token under its own row's
+      unfiltered law restricted to the tokens outside p's support. A sampler that forgot the
+      filter draws those tokens from exactly that law, so its tail u's are uniform; a token
+      from another row's law (one position late, after a rejected draft) sits deep in this
+      row's tail, its u near 1.
+    - ``vocab_rank`` (NaN where p(x) > 0): the share of the vocabulary more likely than the token
+      under its row's unfiltered law. A token of some context's law ranks near the top (a few
+      per cent); one drawn nearly uniformly over the vocabulary (a softmax of probabilities
+      where a normalisation belongs) ranks anywhere, 0.5 on average."""
+    nan = torch.full_like(uniforms, float("nan"))
+    p_row_before = nan.clone()
+    p_row_before[1:] = p[:-1].gather(-1, tokens[1:, None])[:, 0]
+    p_row_before[first] = float("nan")
+    tail_u, vocab_rank = nan.clone(), nan.clone()
+    outside = p.gather(-1, tokens[:, None])[:, 0] <= 0
+    if outside.any():
+        rows = outside.nonzero()[:, 0]
+        tail = unfiltered[rows] * (p[rows] <= 0)
+        mass = tail.sum(-1)
+        at_token = tail.gather(-1, tokens[rows, None])[:, 0]
+        tail_u[rows] = (ordered_mass_before(tail, tokens[rows]) + uniforms[rows] * at_token) / mass.clamp(min=1e-300)
+        vocab_rank[rows] = (unfiltered[rows] > at_token[:, None]).double().mean(-1)
+    return p_row_before.numpy(), tail_u.numpy(), vocab_rank.numpy()
 
 
 def uniformity_test(name: str, u: np.ndarray) -> Test:

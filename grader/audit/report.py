@@ -27,10 +27,11 @@ def describe_size(value: float | None, form: str) -> str:
     return form.format(value) if value is not None else "not caught within the range searched"
 
 
-def text(header: dict, tests, statement) -> str:
-    """The report of a real-vocabulary audit (``statement``: grader/audit/power.PowerStatement)."""
+def text(header: dict, tests, statement, token_stats=None) -> str:
+    """The report of a real-vocabulary audit (``statement``: grader/audit/power.PowerStatement;
+    ``token_stats``: the record's, for the diagnosis of tokens outside the support)."""
     lines = [f"grader audit: {header['sampler']}", verdict_line(tests, WEIGHTED),
-             *(f"  diagnosis: {line}" for line in diagnose(tests)),
+             *(f"  diagnosis: {line}" for line in diagnose(tests, token_stats)),
              *(f"{k}: {v}" for k, v in header.items() if k != "sampler"),
              "  tests (statistic: KS distance D, + when too concentrated; region or mode z; or a count):"]
     pooled = [t for t in tests if is_pooled(t)]
@@ -59,12 +60,12 @@ def exact_text(header: dict, tests, cases) -> str:
     return "\n".join(lines)
 
 
-def as_json(header: dict, tests, **extra) -> str:
+def as_json(header: dict, tests, token_stats=None, **extra) -> str:
     def clean(value):
         return None if isinstance(value, float) and not math.isfinite(value) else value
 
     return json.dumps({**header, "passed": not any(t.rejected for t in tests), "alpha": ALPHA,
-                       "diagnosis": diagnose(tests),
+                       "diagnosis": diagnose(tests, token_stats),
                        "tests": [{k: clean(v) for k, v in vars(t).items()} for t in tests], **extra},
                       ensure_ascii=False)
 
@@ -116,7 +117,7 @@ def draw_figure(record, tests, title: str):
     right.set(xlabel="position in the generated text", ylabel="−log10 p-value", title="per position")
     right.legend(fontsize=8)
     rejected = sum(t.rejected for t in tests)
-    headlines = [line.split(":")[0] for line in diagnose(tests)]
+    headlines = [line.split(":")[0] for line in diagnose(tests, record.token_stats)]
     verdict = f"FAIL: {rejected} of {len(tests)} tests reject ({'; '.join(headlines)})" if rejected else "PASS"
     fig.suptitle(f"{verdict} — {title}", fontsize=9, color="tab:red" if rejected else "black")
     fig.tight_layout()
