@@ -4,9 +4,11 @@
 - ``draws``: texts drawn from a sampler, with the target's law at every token;
 - ``pit``: the randomized PIT, support and drafter-region tests, per position and pooled, and
   their family (weighted Holm: half of the error rate on the pooled tests);
-- ``diagnosis``: what a failure means, in plain words, from which tests failed and how;
+- ``diagnosis``: what a failure means, in plain words, from which tests failed and how (and,
+  for tokens outside the support, from which law they came);
 - ``power``: the smallest temperature error and drafter-leaning mixture the draws catch;
 - ``exact``: the exact-law audit on the tiny enumerable pairs;
+- ``replay``: a plain exact loop whose steps the replayed engine bugs (tests/audit_samplers/) swap;
 - ``report``: text, JSON and figure; ``command``: the CLI.
 """
 
