@@ -162,3 +162,15 @@ def test_every_stub_a_function_reaches_is_found(eagle_on_stubs):
     sampling = importlib.import_module("chain_lessons.sampling")
     assert [s.name for s in meanwhile.unfinished_steps(sampling.TopKProcessor, "chain_lessons")] == [
         "TopKProcessor.__call__", "keep_top_k", "TopKProcessor.sample"]  # inherited: named by the class asked
+
+
+def test_no_import_is_offered_for_a_step_the_graded_exercise_withholds():
+    """eagle_tree_generate's own step walk_deterministic_tree, or grow_tree, which it withholds,
+    is to be written, never imported while it is graded; lesson 3's settle may be."""
+    from grader.checks.harness import CheckRun
+    from grader.meanwhile import Step
+
+    run = CheckRun(exercises.get("eagle_tree_generate"), None, 0)
+    assert not run._importable(Step("walk_deterministic_tree", "eagle"))
+    assert not run._importable(Step("grow_tree", "eagle"))
+    assert run._importable(Step("settle", "speculative")) and run._importable(Step("GreedyProcessor.sample", "sampling"))

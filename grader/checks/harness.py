@@ -168,7 +168,7 @@ class CheckRun:
                                      "write it, then check again.")
         return Stop(ERROR, f"`{name}` calls `{raiser}` ({Path(frame.filename).name}, line "
                            f"{frame.lineno}), which still raises NotImplementedError. "
-                           f"{meanwhile.reached_text(self._reached(exc, raiser), _reference_has)}",
+                           f"{meanwhile.reached_text(self._reached(exc, raiser), self._importable)}",
                     tb=traceback.format_exc())
 
     def _reached(self, exc: NotImplementedError, raiser: str) -> list[meanwhile.Step]:
@@ -185,6 +185,11 @@ class CheckRun:
         for function in self.exercise.withheld:
             steps.update(dict.fromkeys(meanwhile.unfinished_steps(getattr(self.module, function, None), packages)))
         return list(steps)
+
+    def _importable(self, step: meanwhile.Step) -> bool:
+        """Whether to offer the reference's ``step`` meanwhile: never one this exercise withholds
+        (its own helpers, refused while it is graded), nor a stub of the reference's."""
+        return step.head not in self.exercise.withheld and _reference_has(step)
 
     # --- properties ----------------------------------------------------------------
     def judge(self, name: str, *args, **kwargs) -> None:
