@@ -13,6 +13,7 @@ from grader.audit.replay import ReplayLoop, make_replay
 ENGINE, ISSUE = "transformers", "huggingface/transformers#32867"
 MECHANISM = "greedy (argmax) drafts verified as if sampled from the drafter's law"
 QUICK_VERDICT = "FAIL"
+DIAGNOSIS = "drafts chosen greedily"  # what a line of the diagnosis says (tests/test_audit.py)
 
 
 class GreedyAssistant(ReplayLoop):
