@@ -30,11 +30,11 @@ target's width, and it sees everything the target computed so far.
   (``walk_deterministic_tree``), and yields the true features of the accepted path.
 
 Exercises, in order: ``verify_deterministic_children`` (``grader check
-deterministic_children``), then ``feature_draft_step``, ``eagle_loss`` and
+deterministic_children``), then ``feature_draft_step``, ``eagle_loss``,
+``unrolled_eagle_loss`` (``grader check unrolled_loss``, EAGLE-3's training) and
 ``eagle_generate``, then ``grow_tree`` (``grader check dynamic_tree``) and
 ``eagle_tree_generate`` with its step ``walk_deterministic_tree``, all used in notebook 11
-(``grader.models.load_feature_head`` loads the shipped pair's head); then
-``unrolled_eagle_loss`` (``grader check unrolled_loss``), EAGLE-3's training.
+(``grader.models.load_feature_head`` loads the shipped pair's head).
 ``FeatureHead`` (the module) and ``target_step``
 (a target forward that keeps the features) are provided complete below the stubs.
 
