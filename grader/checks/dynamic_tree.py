@@ -20,7 +20,8 @@ from solutions import sampling
 CASES = [  # (processor, depth, top_k, total, text length)
     (GREEDY, 3, 2, 5, 6),
     (sampling.MultinomialProcessor(temperature=0.6), 4, 3, 10, 5),
-    (sampling.TopKProcessor(temperature=1.0, top_k=2), 3, 3, 12, 4),  # a third child has confidence 0
+    (sampling.TopKProcessor(temperature=1.0, top_k=2), 3, 3, 14, 4),  # a third child has confidence 0: 18
+    # nodes made, 12 of them of nonzero confidence, so keeping those of confidence 0 shows
     (sampling.MultinomialProcessor(temperature=1.0), 1, 4, 3, 3),  # one level: the root's 3 likeliest of 4
     (sampling.MultinomialProcessor(temperature=1.0), 4, 2, 64, 7),  # fewer nodes made than total: all kept
 ]

@@ -16,6 +16,14 @@ TREE_HINT = ("a node's confidence is the product of the head's probabilities alo
              "argsort(scores, descending=True, stable=True)[:total] without the -inf ones, in the order made")
 DEEPER = ("; the root's children agree, so look below them: the confidences added down the path, or the "
           "expanded nodes' forward (their pairs, the mask and the positions that tree_attention gives)")
+ORDER = "kept nodes returned in confidence order (argsort's), not back in the order they were made"
+ORDER_HINT = ("after choosing the total most confident nodes, sort their indices back into the order the nodes "
+              "were made (a parent before its children, level by level, siblings likeliest first), then "
+              "renumber the parents")
+ZERO = "kept nodes of confidence 0 among the total most confident"
+ZERO_HINT = ("a node of confidence 0 (a token logits_processor gives no mass, as top-k's cut ones) can never be "
+             "accepted: drop the nodes whose log confidence is −inf after taking the total most confident, even "
+             "when fewer than total remain")
 CACHE_HINT = ("the head reads each expanded node once, after the text's true pairs: its cache then holds "
               "those pairs and the expanded nodes, nothing else (the last level is never read).",
               "one feature_draft_step per level over that level's expanded nodes, with the head's cache")
@@ -31,11 +39,35 @@ def same_tree(check: CheckRun, case: str, head, features, tokens, processor, sha
     got = list(zip(parents, tree_tokens))
     first = next((i for i, (g, e) in enumerate(zip(got, expected)) if g != e), min(len(got), len(expected)))
     roots_children = [node for node in got if node[0] == -1] == [node for node in expected if node[0] == -1]
+    named = _named(got, expected, shape[2])
     check.require("the tree", got == expected,
                   f"(parent, token) of {len(got)} nodes: {got}; expected {len(expected)}: {expected}; the first "
-                  f"difference is at node {first}" + (DEEPER if roots_children and got != expected else ""),
-                  TREE_HINT, case=case)
+                  f"difference is at node {first}"
+                  + (named[0] if named else DEEPER if roots_children and got != expected else ""),
+                  (named[1], *TREE_HINT) if named else TREE_HINT, case=case)
     check.require("the head's cache after growing", cached == cache.get_seq_length(),
                   f"held {cached} entries; expected {cache.get_seq_length()}: the text's {features.shape[1]} "
                   f"pairs and the {cache.get_seq_length() - features.shape[1]} expanded nodes", CACHE_HINT,
                   case=case)
+
+
+def _named(got: list, expected: list, total: int) -> tuple[str, str] | None:
+    """(words for the message, a first hint) when the tree differs from the reference's in a
+    way that names its bug: the same nodes in another order, or more nodes than the reference
+    keeps when it keeps fewer than ``total`` (it drops only nodes of confidence 0)."""
+    mine, reference = _paths(got), _paths(expected)
+    if got != expected and sorted(mine) == sorted(reference):
+        return (f"; the same nodes, in another order: {ORDER}", ORDER_HINT)
+    if len(expected) < len(got) <= total and set(reference) <= set(mine):
+        return (f"; the reference's {len(expected)} nodes and {len(got) - len(expected)} more, which it drops: "
+                f"{ZERO}", ZERO_HINT)
+    return None
+
+
+def _paths(nodes: list) -> list[tuple[int, ...]]:
+    """Each node's tokens from the root down: the node named without its place in the list
+    (parents out of range give an empty path)."""
+    paths = []
+    for parent, token in nodes:
+        paths.append((paths[parent] if 0 <= parent < len(paths) else ()) + (token,))
+    return paths
