@@ -271,14 +271,17 @@ class Runner:
         zygote = self.warm.zygote_for(self._sandbox_key(), self.zygote_command,
                                       sandbox.runner_environment(self.grading))
         read_fd, write_fd = os.pipe()
+        setup_fd = None
         try:
             setup_fd = zygote.fork(write_fd, output_fd)
-            launched = time.monotonic()  # the child's clock: the zygote had its own to start
+            launched = time.monotonic()  # the child's clock: a new zygote's start counts, as a runner's
             started()
             zygote.ready()
         except (warm.ZygoteFailed, RunnerTimeout):
             zygote.kill()
-            os.close(read_fd)
+            for fd in (read_fd, setup_fd):
+                if fd is not None:
+                    os.close(fd)
             return None
         finally:
             os.close(write_fd)

@@ -207,11 +207,14 @@ class WarmRunners:
 
     def __init__(self):
         self.zygote: Zygote | None = None
-        self.key, self.manifest, self.forks = None, None, 0
+        self.key, self.manifest, self.forks, self.owner = None, None, 0, os.getpid()
 
     def zygote_for(self, key, command, environment: dict[str, str]) -> Zygote:
         """A live zygote for ``key``, done with its last child, launched with ``command`` and
-        ``environment`` when there is none (or the last would not settle)."""
+        ``environment`` when there is none (or the last would not settle). A process forked
+        from the owner (multiprocessing in a notebook) starts its own: the socket is the owner's."""
+        if self.owner != os.getpid():
+            self.zygote, self.owner = None, os.getpid()
         if self.zygote is not None and (not self.zygote.alive or key != self.key or self.manifest.changed()):
             self.close()
         if self.zygote is not None:

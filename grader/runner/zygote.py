@@ -103,12 +103,9 @@ def serve(control: socket.socket, args, kept: set[str]) -> None:
         if message != FORK or len(fds) != 3:
             raise Refused(f"expected a fork request with three descriptors, got {message!r}, {len(fds)}")
         sys.stdout.flush(), sys.stderr.flush()
-        # RLIMIT_NPROC counts the zygote's threads with the child's: its main one stands where a
-        # cold runner's sandbox has bubblewrap's init
-        tasks = len(os.listdir("/proc/self/task")) - 1
         pid = os.fork()
         if pid == 0:
-            child(control, fds, args.process_limit + tasks)
+            child(control, fds, args.process_limit)  # as a cold runner's: the decider's count allows for ours
         for fd in fds:
             os.close(fd)
         reported = await_reap(control, pid)
