@@ -16,6 +16,10 @@ EXERCISES = list(exercises.EXERCISES)
 def test_solutions_pass(exercise):
     verdict = replayed(exercise, "solutions", seed=0)
     assert verdict.passed, format_text(verdict, verbose=True)
+    # partial credit's denominator is what a complete run evaluates: declared, and held to it here
+    assert verdict.properties == exercise.properties, (
+        f"{exercise.id}'s check evaluates {verdict.properties} properties on the reference, and "
+        f"grader/exercises.py's COMPLETE_PROPERTIES says {exercise.properties}: set it to the count")
 
 
 def test_cli_passes_solutions_and_prints_json():
