@@ -183,6 +183,8 @@ def test_partial_credit_counts_what_a_stopped_check_never_evaluated_as_not_held(
     assert scored.earned(verdict(status=FAILED, findings=[law_finding()], properties=10)) == 0.9
     assert scored.earned(verdict(status=FAILED, properties=12)) == round(11 / 12, 4)
     assert scored.earned(verdict(status=NOT_STARTED, properties=3)) == 0.0
+    assert report.cell(verdict(status=ERROR, properties=2, stopped=True)) == "error 2/2 held, 8 not evaluated"
+    assert report.cell(verdict(status=FAILED, findings=[law_finding()], properties=10)) == "failed 9/10 held"
     monkeypatch.setitem(exercises.COMPLETE_PROPERTIES, "max_fn", 0)  # an exercise without its count
     assert scored.earned(verdict(status=FAILED, properties=2, stopped=True)) == 0.5
 

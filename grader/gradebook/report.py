@@ -11,7 +11,7 @@ from grader import exercises
 from grader.grade import Row
 from grader.gradebook import sheets
 from grader.gradebook.results import SANDBOXED, UNSANDBOXED
-from grader.gradebook.scoring import Scoring, shown
+from grader.gradebook.scoring import Scoring, complete_properties, shown
 from grader.verdict import ERROR, FAILED, NOT_DEFINED, NOT_STARTED, PASSED, Verdict, printable
 
 NAME_WIDTH = 40  # characters of a submission's name in the table
@@ -19,8 +19,9 @@ MOST_FAILED = 10  # properties listed in the summary
 
 
 def cell(verdict: Verdict) -> str:
-    """A verdict in the table: status, properties held / evaluated from outputs, and apart
-    those judged from observations in the process that ran the learner's code."""
+    """A verdict in the table: status, properties held / evaluated from outputs, apart those
+    judged from observations in the process that ran the learner's code, and how many of a
+    complete run's a check that stopped early did not evaluate."""
     if not verdict.properties:
         return verdict.status
     decided = verdict.properties - len(verdict.observed)
@@ -29,6 +30,9 @@ def cell(verdict: Verdict) -> str:
     if verdict.observed:
         observed = len(verdict.observed)
         text += f" +{observed - verdict.observed_failed}/{observed} observed"
+    unevaluated = complete_properties(verdict.exercise) - verdict.properties
+    if unevaluated > 0:  # a check stopped early: partial credit counts these as not held
+        text += f", {unevaluated} not evaluated"
     return text
 
 

@@ -73,7 +73,8 @@ def results(row: Row, scoring: Scoring, sandboxed: bool = True) -> dict:
 def _summary(row: Row, scoring: Scoring, sandboxed: bool) -> str:
     statuses = [v.status for v in row.verdicts]
     counts = ", ".join(f"{statuses.count(s)} {s}" for s in dict.fromkeys(statuses))
-    partial = ("a failed exercise earns the share of its properties that held"
+    partial = ("a failed exercise, or one that ended in an error, earns the share that held of the "
+               "properties a complete run of its check evaluates"
                if scoring.partial_credit == "fraction" else "an exercise earns its points only if it passed")
     return f"{counts}: {partial}. Each test says why. {SANDBOXED if sandboxed else UNSANDBOXED}."
 
