@@ -49,6 +49,17 @@ NAMED = {  # mutant -> the name its verdict's text must give its mistake
     "eagle_loss_hard_labels": "the cross-entropy against the target's argmax token",
     "eagle_loss_mean_over_vocabulary": "the cross-entropy averaged over the vocabulary where its sum is meant",
     "eagle_unroll_last_step_only": "the last step's loss alone, where the mean over the steps is meant",
+    # lessons 9-11's loops and trees: the bug named from what was observed (issue 46)
+    "eagle_grow_tree_keeps_zero_confidence": "kept nodes of confidence 0 among the total most confident",
+    "eagle_grow_tree_confidence_order": "kept nodes returned in confidence order",
+    "eagle_target_cropped_one_short": "the target's cache cropped one too short",
+    "eagle_rate_counts_gamma": "the drafted count advanced by gamma instead of by the drafts made",
+    "eagle_first_q_from_first_row": "the first draft's q taken from the head's first row",
+    "eagle_tree_p_unprocessed": "the target's p taken without logits_processor",
+    "eagle_tree_leaf_bonus_from_parent": "a leaf's bonus drawn from its parent's row of p",
+    "eagle_tree_walk_to_node_index": "a walk that never advances: it descends to node i instead of row 1 + i",
+    "eagle_tree_depth_uncapped": "a tree depth not capped at min(depth, tokens left − 1)",
+    "eagle_tree_keep_positions_one_off": "keep_positions given positions one off",
 }
 
 

@@ -255,3 +255,64 @@ def test_each_multi_draft_bugs_exact_law_is_what_its_mutant_draws(name, tmp_path
     buggy = mutant_laws.MULTI_DRAFT_BUGS[name](case.p, case.q, case.m)
     assert stats.goodness_of_fit(outcomes, buggy).p_value > 1e-4
     assert stats.goodness_of_fit(outcomes, tree_laws.multi_draft_law(case.p, case.q, case.m)).p_value < 1e-4
+
+
+# --- lesson 11's loops: bugs named from what was observed (grader/judges/eagle_rounds.py) ---------
+
+def test_observed_rounds_name_the_cache_the_count_and_the_row():
+    from grader.judges import eagle_rounds as named
+    # prompt [0], gamma 2, max_gen_len 5: rounds from end 2 (2 drafts, 1 accepted) and end 4 (1 draft, 1 accepted)
+    ids = [4, 5, 6, 7, 8]
+    right = [(1, 0, None, [0]), (3, 1, None, [4, 5, 9]), (2, 3, None, [6, 7])]
+    assert named.diagnoses("eagle_generate", {"gamma": 2}, [0], ids, 2 / 3, 5, right, [], None) == []
+    short = right[:2] + [(2, 2, None, [6, 7])]
+    assert named.diagnoses("eagle_generate", {"gamma": 2}, [0], ids, 2 / 3, 5, short, [], 3)[0][0] == named.CACHE_SHORT
+    gamma = named.diagnoses("eagle_generate", {"gamma": 2}, [0], ids, 2 / 4, 5, right, [], None)
+    assert [name for name, _ in gamma] == [named.GAMMA_COUNT]
+    rows = named.diagnoses("eagle_generate", {"gamma": 2}, [0], ids, 2 / 3, 5, right, [["q", 0, 3], ["q", 0, 1]], None)
+    assert [name for name, _ in rows] == [named.Q_ROW]
+    words, hint = named.worded(short and rows + gamma)
+    assert named.Q_ROW in words and named.GAMMA_COUNT in words and hint.startswith("look at ")
+
+
+def test_observed_tree_rounds_name_p_the_depth_the_leaf_and_a_stuck_walk():
+    from grader.judges import eagle_rounds as named
+    forwards = [(1, 0, None, [0]), (4, 1, [1, 2, 2, 3], [4, 1, 2, 3]), (3, 3, [3, 4, 5], [5, 6, 7])]
+    processed = [["target", 1], ["p", 1, 1], ["target", 4], ["p", 4, 4], ["target", 3], ["p", 3, 3]]
+    bare = [e for e in processed if e[0] != "p" or e[2] == 1]
+    assert named.diagnoses("eagle_tree_generate", {}, [0], [4, 1, 2, 3], 1.0, 9, forwards, processed, None) == []
+    assert named.diagnoses("eagle_tree_generate", {}, [0], [4, 1, 2, 3], 1.0, 9, forwards, bare, None)[0][0] \
+        == named.P_UNPROCESSED
+    # max_gen_len 4: at the last round (position 3, end 4) no token is left, yet its tree is 2 deep
+    assert named.crash("eagle_tree_generate", [0], 4, forwards, processed, "RuntimeError")[0][0] == named.DEPTH
+    assert named.leaf_bonus([4, 1, 1, 3], 2)[0][0] == named.LEAF_BONUS
+    assert named.leaf_bonus([4, 1, 2, 3], 2) == []
+    stuck = processed[:3] + [["stuck", 10_000, 2]]
+    assert named.crash("eagle_tree_generate", [0], 9, forwards[:2], stuck, "LoopStuck")[0][0] == named.STUCK_WALK
+    assert named.crash("eagle_tree_generate", [0], 9, forwards, processed,
+                       "IndexError (at keep_positions(...))")[0][0] == named.KEEP_OFF
+
+
+def test_round_watch_takes_no_malformed_entry_and_stops_a_stuck_loop():
+    from grader.observers.round_watch import STUCK_READS, LoopStuck, RoundWatch, entry
+    for hostile in (["q", 1], ["q", -1, 2], ["x", 1], "p", ["p", 1.0, 2], ["stuck", 1, 2, 3]):
+        with pytest.raises(ValueError):
+            entry(hostile)
+    from grader.checks.eagle_generate import models as eagle_models
+    target, head = eagle_models()
+    watch = RoundWatch()
+    p = torch.ones(3, 4)
+    with watch.watching_call(target, head):
+        with pytest.raises(LoopStuck):
+            while True:  # a walk that never goes down
+                p[0]
+    assert watch.entries == [["stuck", STUCK_READS, 0]]
+    ids = torch.tensor([[2, 3, 4]])
+    with watch.watching_call(target, head):
+        logits = target(ids).logits
+        watch.processor(sampling.GreedyProcessor())(logits[0])
+        pairs = torch.randn(1, 2, target.config.hidden_size, dtype=target.dtype, generator=torch.Generator().manual_seed(0))
+        predicted = head.decoder(inputs_embeds=pairs)
+        head_logits = head.lm_head(predicted.last_hidden_state)
+        watch.processor(sampling.GreedyProcessor())(head_logits[0, 0])
+    assert watch.entries[1:] == [["target", 3], ["p", 3, 3], ["q", 0, 2]]

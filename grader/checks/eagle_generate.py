@@ -14,6 +14,7 @@ from grader.checks.harness import ERROR, CheckRun, Stop
 from grader.checks.loop_properties import GREEDY, GREEDY_LENGTH, MODEL_SEED, NO_EOS, ids_and_number
 from grader.oracle import tiny
 from grader.observers.head_feeds import HeadFeeds
+from grader.observers.round_watch import RoundWatch
 from grader.observers.trace import LoggedModel
 from grader.verdict import Hint
 from solutions import sampling
@@ -112,25 +113,32 @@ def run_loop(check: CheckRun, loop: EagleLoop) -> None:
     target, head = models()
     for prompt, shape in loop.greedy_runs:
         label, observed = f"greedy, prompt {prompt}, {described(shape)}", HeadFeeds(check.observation)
+        log, rounds = [], RoundWatch(check.observation)  # the target's forwards; the processor's inputs
+        logged = LoggedModel(target, "target", log, check.observation)
         watching = observed.watch(head)
         try:
-            ids, number = generated(check, loop, generate, prompt, target, head, **shape, max_gen_len=GREEDY_LENGTH,
-                                    what=f"({label})")
-        except Stop as stop:  # a head cache never cut back ends in a shape error: say so first
+            with rounds.watching_call(target, head):
+                ids, number = generated(check, loop, generate, prompt, logged, head, **shape,
+                                        max_gen_len=GREEDY_LENGTH, logits_processor=rounds.processor(GREEDY),
+                                        what=f"({label})")
+        except Stop as stop:  # a crash or a stopped loop: say what was seen before it
             if stop.status == ERROR:
                 with check.observing():
-                    check.judge("eagle_generate.crashed", observed.feeds, stop.summary, label)
+                    check.judge("eagle_generate.crashed", loop.name, observed.feeds, stop.summary, label, prompt,
+                                forwards_of(log), rounds.entries)
             raise
         finally:
             watching.remove()
+        with check.observing():
+            check.judge("eagle_generate.q_rows", rounds.entries, label)
+        # judged as values; what was seen of the rounds only words the message of a failure
         check.judge("eagle_generate.greedy_run", loop.name, prompt, shape, ids, number, loop.returns[0], target,
-                    head, loop.greedy_hint, loop.rate_hint)
+                    head, loop.greedy_hint, loop.rate_hint, forwards_of(log), rounds.entries)
     check_end_tokens(check, loop, generate, target, head)
     for length in (1, 2, 4, 7):
         ids, _ = generated(check, loop, generate, [1, 2], target, head, **loop.shape, max_gen_len=length,
                            what=f"(greedy, max_gen_len={length}, {described(loop.shape)})")
-        check.judge("loop_properties.greedy", f"max_gen_len={length}", ids, target, [1, 2], loop.max_gen_len_hint,
-                    "gave {ids}; expected {expected}", max_gen_len=length, eos_tokens_id=NO_EOS)
+        check.judge("eagle_generate.length_run", loop.name, length, ids, target, [1, 2], loop.max_gen_len_hint)
     check.stop_if_failed("forward counts and law tests")
     with check.observing():
         check_forwards(check, loop, generate, target, head)
@@ -142,6 +150,11 @@ def run_loop(check: CheckRun, loop: EagleLoop) -> None:
                    for _ in range(draws)]
         check.judge("loop_properties.law_tests", samples, target, prompt, length, processor, 1, label,
                     loop.law_hint)
+
+
+def forwards_of(log: list) -> list[tuple]:
+    """(fed, cached, positions, ids) of each logged forward, as the judges take them."""
+    return [(c.fed, c.cached, c.positions, c.ids) for c in log]
 
 
 def described(shape: dict) -> str:
