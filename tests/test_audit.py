@@ -452,6 +452,23 @@ def test_exact_audit_of_the_eagle_chain_passes_the_reference_and_fails_argmax_dr
     assert any(t.rejected for t in tests)
 
 
+@pytest.mark.slow
+def test_exact_audit_fails_the_eagle_chain_whose_q_skips_the_processor(tmp_path):
+    """Issue 49's lesson-11 bug: drafts sampled from the processed law while q is the head's
+    raw softmax. The tiny pair's exact laws catch it (its top-k case; 271 s at load 13 here);
+    `--quick` on the shipped pair did not (docs/audit.md). With q and the drafts both raw the
+    loop is exact, and the audit rightly passes it."""
+    q_raw = mutants.Mutant("eagle_q_skips_the_processor", "q the raw softmax, drafts from the processed law",
+                           ("audit",), "eagle",
+                           [("                q_rows.append(processor(head_logits[0, -1]))\n"
+                             "                ids[0, end + i] = processor.sample(q_rows[-1])",
+                             "                q_rows.append(torch.softmax(head_logits[0, -1], dim=-1))\n"
+                             "                ids[0, end + i] = processor.sample(processor(head_logits[0, -1]))")])
+    tests, _ = exact_audit("lessons", seed=0, impl=str(mutants.build(q_raw, tmp_path)), loop="eagle_generate",
+                           draws=300)
+    assert any(t.rejected and "top-k 3" in t.name for t in tests)
+
+
 def test_exact_audit_maps_the_course_processors():
     assert settings_of(sampling.TopKProcessor(temperature=0.6, top_k=3)) == adapters.Sampling(0.6, 3, None)
     assert settings_of(sampling.NucleusProcessor(temperature=1.0, top_p=0.6)) == adapters.Sampling(1.0, None, 0.6)

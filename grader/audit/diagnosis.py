@@ -21,8 +21,9 @@ RULES = [  # (test, sign of the failing statistic: +1, −1, 0 for either, what 
      "drafts are accepted too rarely: the output shies away from the drafter's law — the acceptance "
      "ratio or the residual over-corrects (p and q swapped in min(1, p/q), or q subtracted twice)"),
     ("drafter mode", +1,
-     "the drafter's top token comes out too often: drafts chosen greedily (argmax q) while the verifier "
-     "uses the sampled q"),
+     "the drafter's top token comes out too often: the drafts come from a law more concentrated than the q "
+     "the verifier uses — drafts chosen greedily (argmax q), or drawn after a temperature or filter that q "
+     "lacks (q the raw softmax)"),
     ("drafter mode", -1,
      "the drafter's top token comes out too rarely: the verifier corrects against a q the drafts were "
      "not drawn from"),
