@@ -349,6 +349,24 @@ def test_lessons_7_to_11_loops_run_through_the_adapter(loop, shipped):
 
 
 @needs_shipped
+def test_the_eagle_loops_drafter_tests_read_the_feature_heads_law(shipped):
+    """Row t of HeadAlongText is the head's law for token t + 1 from the pairs before it: the
+    same logits as the head fed only the prefix (the q of a round's first draft there)."""
+    from transformers import DynamicCache
+
+    from solutions.eagle import feature_draft_step, load_feature_head, target_step
+
+    target, drafter, prompts = shipped
+    adapter = adapters.make("lessons", target, drafter, SETTINGS, 8, 3, "solutions", "eagle_generate")
+    text = torch.tensor([prompts[0][:12]])
+    along = adapter.region_model(text).logits[0]
+    with torch.inference_mode():
+        features, _ = target_step(target, text[:, :8], DynamicCache())
+        _, prefix_logits = feature_draft_step(load_feature_head(target), features[:, :-1], text[:, 1:8], None)
+    assert torch.allclose(along[7], prefix_logits[0, -1], atol=1e-4)  # row 7 scores token 8
+
+
+@needs_shipped
 def test_adapter_contract_is_enforced(shipped):
     target, drafter, prompts = shipped
 

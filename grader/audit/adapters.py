@@ -137,6 +137,8 @@ class CourseLoop:
         self.drafter = None if loop in EAGLE_LOOPS else drafter
         self.loop, self.gamma = loop, gamma
         self.processor = settings.processor(target.config.vocab_size)
+        if self.head is not None:  # the drafter tests then read the head's q, not an unrelated drafter's
+            self.region_model = HeadAlongText(target, self.head)
 
     def generate(self, prompt_ids: list[int], seed: int) -> list[int]:
         torch.manual_seed(seed)
@@ -158,6 +160,33 @@ class CourseLoop:
         except NotImplementedError as exc:
             raise AdapterError(f"{self.name}: not started (it raises NotImplementedError); write it, "
                                "or audit the reference with --impl solutions") from exc
+
+
+class HeadAlongText:
+    """Lesson 11's feature head as the model whose law the audit's drafter tests read: called on
+    a text ``[1, L]`` it returns ``.logits`` ``[1, L, V]`` whose row ``t`` scores token ``t + 1``,
+    as a causal LM's does. That row is the head's logits from the pairs ``(f_s, x_{s+1})``,
+    ``s < t`` (``f_s`` the target's features, from one target forward): the q of a round's first
+    draft there (later drafts of a round read the head's own predicted features instead). Row
+    0 has no pair before it and holds zeros, a law the audit never reads (prompts are longer)."""
+
+    def __init__(self, target, head):
+        self.target, self.head, self.device = target, head, target.device
+
+    @torch.inference_mode()
+    def __call__(self, text: torch.Tensor):
+        from transformers import DynamicCache
+
+        from solutions.eagle import feature_draft_step, target_step
+
+        features, target_logits = target_step(self.target, text, DynamicCache())
+        _, head_logits = feature_draft_step(self.head, features[:, :-1], text[:, 1:], None)
+        return _Logits(torch.cat([torch.zeros_like(target_logits[:, :1]), head_logits.to(target_logits.dtype)], 1))
+
+
+@dataclass(frozen=True)
+class _Logits:
+    logits: torch.Tensor
 
 
 def load_adapter_file(path: str, target, drafter, settings: Sampling, new_tokens: int):

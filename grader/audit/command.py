@@ -114,10 +114,12 @@ def shipped_audit(adapter, tokenizer, texts: int, new_tokens: int, seed: int, dr
     from grader.models.corpus import held_out_prompts
 
     prompts = held_out_prompts(tokenizer, PROMPTS, PROMPT_LENGTH)
-    record = draw(adapter, prompts, texts, new_tokens, seed, region_model=drafter, progress=progress)
+    head = getattr(adapter, "region_model", None)  # lesson 11's loops: their feature head's law
+    record = draw(adapter, prompts, texts, new_tokens, seed, region_model=head or drafter, progress=progress)
     tests = audit_tests(record.token_stats)
     statement = power_statement(record, adapter.settings, pooled_threshold(tests))
     region = ("the sampler's drafter" if adapter.drafter is not None
+              else "the feature head's law along the text (the target's features at every position)" if head
               else "the pair's drafter (the sampler has no drafter model of its own)")
     header = {"sampler": adapter.name, "settings": str(adapter.settings), "seed": seed,
               "draws": f"{texts} texts × {new_tokens} tokens = {record.tokens} tokens after "
