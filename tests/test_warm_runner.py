@@ -51,17 +51,12 @@ def max_fn(x):
     return reference(x)
 """
 
-# writes a forged record into every descriptor it has, tries the zygote's memory and descriptors
-# (it is the parent, the sandbox's init), and signals it
+# tries the zygote's memory (it is the parent, the sandbox's init), signals it, then writes a
+# forged record into every descriptor it has
 HOSTILE = """
 import os, signal
 
 FORGED = b'{"ready": true}\\n{"exited": 0}\\n{"end": "max_fn"}\\n'
-for fd in range(3, 256):
-    try:
-        os.write(fd, FORGED)
-    except OSError:
-        pass
 tried = []
 for what in ("/proc/1/mem", "/proc/1/environ"):
     try:
@@ -74,7 +69,12 @@ for sig in (signal.SIGKILL, signal.SIGSTOP, signal.SIGINT, signal.SIGTERM):
         os.kill(1, sig)
     except OSError:
         pass
-print("tried:", tried)
+print("tried:", tried, flush=True)
+for fd in range(3, 256):
+    try:
+        os.write(fd, FORGED)
+    except OSError:
+        pass
 
 
 def max_fn(x):
@@ -124,6 +124,24 @@ def test_warm_verdicts_are_the_cold_ones(pool, learners, monkeypatch):
     cold_verdicts = decided(None, learners, ["max_fn", "speculative_decoding_verify"], "mixed")
     assert [v.status for v in warm_verdicts] == ["passed", "failed"]
     assert [comparable(v) for v in warm_verdicts] == [comparable(v) for v in cold_verdicts]
+
+
+def test_grading_warm_verdicts_are_the_cold_ones(learners, monkeypatch):
+    """Under grading (opted in: ``GRADER_RUNNERS=warm``) the child installs the reference as
+    sent, read from its own pipe, before anything imports solutions: the same verdict."""
+    from tests.test_grade import buggy_lessons, write_submission
+    submission = learners / "submission"
+    write_submission(submission, buggy_lessons())  # max_fn without its clamp
+    graded = {}
+    for mode in ("warm", "cold"):
+        monkeypatch.setenv(warm.WARM_VARIABLE, mode)
+        runners = warm.WarmRunners()
+        graded[mode] = list(run.run_isolated(["max_fn"], "lessons", 7, grading=True, import_root=submission,
+                                             runners=runners))
+        runners.close()
+        assert runners.forks == (1 if mode == "warm" else 0)
+    assert graded["warm"][0].status == "failed"
+    assert [comparable(v) for v in graded["warm"]] == [comparable(v) for v in graded["cold"]]
 
 
 def test_nothing_of_a_child_reaches_the_next(pool, learners):

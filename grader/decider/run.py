@@ -53,17 +53,18 @@ def run_isolated(exercise_ids: list[str], impl: str, seed: int | dict[str, int],
     GraderFilesChanged when a file of the course's packages differs, after a runner, from
     what this process loaded and checked first.
 
-    Sandboxed runners are forked by a warm zygote (grader/decider/warm.py) unless
-    ``GRADER_RUNNERS=cold``: ``runners``, the zygote of a caller that keeps one between calls
-    (a notebook kernel), else one of this call's own, killed when it ends (under ``grader
-    grade``, one submission's).
+    Sandboxed runners are forked by a warm zygote (grader/decider/warm.py) where
+    ``warm.enabled(grading)``: ``runners``, the zygote of a caller that keeps one between
+    calls (a notebook kernel), else one of this call's own, killed when it ends (under
+    ``grader grade``, one submission's).
     """
     seeds = seed if isinstance(seed, dict) else dict.fromkeys(exercise_ids, seed)
     manifest = Preparation(exercise_ids)
     if not sandboxed:  # before any runner starts: an unsandboxed one could write what it imports
         manifest.made()
-    own = runners is None and sandboxed and warm.enabled()
-    runners = warm.WarmRunners() if own else runners if sandboxed and warm.enabled() else None
+    chosen = sandboxed and warm.enabled(grading)
+    own = runners is None and chosen
+    runners = warm.WarmRunners() if own else runners if chosen else None
     runner = Runner(impl, seeds, grading, import_root, sandboxed, hidden, runners)
     try:
         if not grading:
@@ -210,13 +211,17 @@ class Runner:
         """The runner's command line (``-P``: no working folder on its import path), in the
         sandbox when it is sandboxed, bwrap reading its seccomp filter from ``seccomp_fd``."""
         cache = sandbox.compile_cache() if self.sandboxed else None
-        command = [sys.executable, "-P", "-m", "grader.runner", "--impl", self._impl(), "--fd", str(write_fd),
-                   *(["--grading"] if self.grading else []),
-                   *(["--import-root", str(self.import_root)] if self.import_root else []),
-                   *(["--sandboxed", "--process-limit", str(sandbox.PROCESS_LIMIT)] if self.sandboxed else []),
-                   *(["--compile-cache", str(cache[0]), sandbox.NOT_COPIED] if cache else []),
-                   *exercise_ids]
+        command = [sys.executable, "-P", "-m", "grader.runner", *self._arguments(exercise_ids, write_fd, cache)]
         return self._wrapped(command, cache, seccomp_fd) if self.sandboxed else command
+
+    def _arguments(self, exercise_ids, write_fd: int, cache) -> list[str]:
+        """The arguments of ``python -m grader.runner`` (a warm runner's child is given them too)."""
+        return ["--impl", self._impl(), "--fd", str(write_fd),
+                *(["--grading"] if self.grading else []),
+                *(["--import-root", str(self.import_root)] if self.import_root else []),
+                *(["--sandboxed", "--process-limit", str(sandbox.PROCESS_LIMIT)] if self.sandboxed else []),
+                *(["--compile-cache", str(cache[0]), sandbox.NOT_COPIED] if cache else []),
+                *exercise_ids]
 
     def zygote_command(self, control_fd: int, seccomp_fd: int | None) -> list[str]:
         """The warm runner's command line (grader/runner/zygote.py), in the same sandbox as
@@ -286,8 +291,7 @@ class Runner:
         finally:
             os.close(write_fd)
         self.warm.forks += 1
-        setup = {**setup, "impl": self._impl(), "grading": self.grading, "exercises": exercise_ids,
-                 "import_root": str(self.import_root) if self.import_root else None}
+        setup = {**setup, "argv": self._arguments(exercise_ids, -1, sandbox.compile_cache())}  # its fd: the child's
         child = warm.WarmChild(zygote)
         if not warm.write_setup(setup_fd, json.dumps(setup).encode() + b"\n", time.monotonic() + STARTUP_TIMEOUT):
             child.kill()

@@ -7,7 +7,8 @@ start, ``REAP_TIMEOUT`` to clean up after a child), every message is validated, 
 timeout, limit, mismatch or malformed message the whole sandbox is killed (its process
 group) and the next runner gets a fresh zygote. A zygote serves one owner (``WarmRunners``):
 one ``run_isolated`` call, so one submission under ``grader grade``, or one notebook kernel.
-``GRADER_RUNNERS=cold`` starts every runner as a fresh process instead, as before.
+``GRADER_RUNNERS=cold`` starts every runner as a fresh process, as before; grading does so
+unless ``GRADER_RUNNERS=warm`` (``enabled``).
 """
 import os
 import select
@@ -21,15 +22,19 @@ from grader import sources
 from grader.decider import sandbox
 from grader.decider.channel import Channel, RunnerGone, RunnerTimeout
 
-WARM_VARIABLE = "GRADER_RUNNERS"  # "cold": each runner a fresh process
+WARM_VARIABLE = "GRADER_RUNNERS"  # "cold": each runner a fresh process; "warm": grading too
 REAP_TIMEOUT = 30.0  # the zygote's clean-up after a child: kill, reap, empty /tmp, copy the cache again
 RESIDENT_LIMIT = 8  # the zygote's own threads: more is not the zygote this code starts
 KILLED = 128 + signal.SIGKILL  # how bubblewrap reports a runner killed, as the zygote reports a child
 
 
-def enabled() -> bool:
-    """Whether runners start warm (the default) rather than each as a fresh process."""
-    return os.environ.get(WARM_VARIABLE, "warm") != "cold"
+def enabled(grading: bool) -> bool:
+    """Whether runners are forked by a zygote rather than each started as a fresh process:
+    by default while learning (``grader check``, notebooks), and while grading only when
+    ``GRADER_RUNNERS=warm`` (grading keeps the cold path until the class tests of
+    tests/test_sandbox.py hold on the warm one: docs/grading.md, "Warm runners")."""
+    chosen = os.environ.get(WARM_VARIABLE, "")
+    return chosen == "warm" or (chosen != "cold" and not grading)
 
 
 class ZygoteFailed(Exception):

@@ -19,6 +19,19 @@ SETUP_BYTES = 2**21  # the decider's one line on standard input (seeds, the refe
 
 
 def main():
+    args = arguments(sys.argv[1:])
+    from grader import sources
+    sources.course_alone()  # started with -P: nothing of the working folder's; this stops a PYTHONPATH's
+    if args.compile_cache:  # before torch is imported, and before the limits (its files may be large)
+        copy_compile_cache(*args.compile_cache)
+    limit_resources(args.sandboxed, args.process_limit)  # before anything else runs: hard limits stay lowered
+    setup = json.loads(sys.stdin.buffer.readline(SETUP_BYTES))  # never on the command line
+    sys.stdin.close()
+    run_checks(args.impl, args.grading, args.import_root, args.exercises, setup, args.fd)
+
+
+def arguments(argv: list[str]) -> argparse.Namespace:
+    """A runner's command line (a warm runner's child is given the one a cold runner would have)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--impl", required=True)
     parser.add_argument("--fd", type=int, required=True)
@@ -36,15 +49,7 @@ def main():
                         help="in the sandbox: the grading user's compile cache, read-only, to copy "
                              "but for its folders named LEFT_OUT")
     parser.add_argument("exercises", nargs="+")
-    args = parser.parse_args()
-    from grader import sources
-    sources.course_alone()  # started with -P: nothing of the working folder's; this stops a PYTHONPATH's
-    if args.compile_cache:  # before torch is imported, and before the limits (its files may be large)
-        copy_compile_cache(*args.compile_cache)
-    limit_resources(args.sandboxed, args.process_limit)  # before anything else runs: hard limits stay lowered
-    setup = json.loads(sys.stdin.buffer.readline(SETUP_BYTES))  # never on the command line
-    sys.stdin.close()
-    run_checks(args.impl, args.grading, args.import_root, args.exercises, setup, args.fd)
+    return parser.parse_args(argv)
 
 
 def run_checks(impl: str, grading: bool, import_root: str | None, exercise_ids: list[str],

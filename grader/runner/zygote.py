@@ -8,7 +8,7 @@ exactly what a cold runner runs once its limits are set (``__main__.run_checks``
 code only ever runs in a child. Control messages, decider to zygote, one byte each:
 
 - ``F`` with three descriptors (SCM_RIGHTS): the read end of the setup pipe (the decider
-  writes the child's whole setup there: impl, flags, exercises, seeds, the sent reference;
+  writes the child's whole setup there: a cold runner's command line, seeds, the sent reference;
   only the child reads it, so the zygote never holds one request's reference or seeds),
   the write end of the record pipe, and the unnamed output file: fork one child.
 - ``R``: the child is done with. Every other process of the sandbox is killed (``kill(-1)``
@@ -37,6 +37,7 @@ import socket
 import sys
 import traceback
 
+from grader.runner import __main__ as cold
 from grader.runner.__main__ import SETUP_BYTES, copy_compile_cache, limit_resources, run_checks
 
 PR_SET_DUMPABLE = 4
@@ -237,7 +238,11 @@ def child(control: socket.socket, fds: list[int], process_limit: int) -> None:
         with os.fdopen(setup_fd, "rb") as setup_file:
             setup = json.loads(setup_file.readline(SETUP_BYTES))
         sys.stdin.close()
-        run_checks(setup["impl"], setup["grading"], setup["import_root"], setup["exercises"], setup, record_fd)
+        argv = list(setup["argv"])  # a cold runner's command line, its record descriptor ours
+        argv[argv.index("--fd") + 1] = str(record_fd)
+        sys.argv = [cold.__file__, *argv]  # as ``python -m grader.runner`` sets it
+        args = cold.arguments(argv)
+        run_checks(args.impl, args.grading, args.import_root, args.exercises, setup, record_fd)
         code = 0
     except SystemExit as exc:  # as the interpreter ends on one
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
