@@ -127,8 +127,8 @@ def test_warm_verdicts_are_the_cold_ones(pool, learners, monkeypatch):
 
 
 def test_grading_warm_verdicts_are_the_cold_ones(learners, monkeypatch):
-    """Under grading (opted in: ``GRADER_RUNNERS=warm``) the child installs the reference as
-    sent, read from its own pipe, before anything imports solutions: the same verdict."""
+    """Under grading the child installs the reference as sent, read from its own pipe, before
+    anything imports solutions: the same verdict."""
     from tests.test_grade import buggy_lessons, write_submission
     submission = learners / "submission"
     write_submission(submission, buggy_lessons())  # max_fn without its clamp

@@ -54,15 +54,15 @@ def run_isolated(exercise_ids: list[str], impl: str, seed: int | dict[str, int],
     what this process loaded and checked first.
 
     Sandboxed runners are forked by a warm zygote (grader/decider/warm.py) where
-    ``warm.enabled(grading)``: ``runners``, the zygote of a caller that keeps one between
-    calls (a notebook kernel), else one of this call's own, killed when it ends (under
-    ``grader grade``, one submission's).
+    ``warm.enabled``: ``runners``, the zygote of a caller that keeps one between calls (a
+    notebook kernel), else (``GRADER_RUNNERS=warm``) one of this call's own, killed when it
+    ends (under ``grader grade``, one submission's).
     """
     seeds = seed if isinstance(seed, dict) else dict.fromkeys(exercise_ids, seed)
     manifest = Preparation(exercise_ids)
     if not sandboxed:  # before any runner starts: an unsandboxed one could write what it imports
         manifest.made()
-    chosen = sandboxed and warm.enabled(grading)
+    chosen = sandboxed and warm.enabled(kept=runners is not None)
     own = runners is None and chosen
     runners = warm.WarmRunners() if own else runners if chosen else None
     runner = Runner(impl, seeds, grading, import_root, sandboxed, hidden, runners)

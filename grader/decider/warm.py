@@ -7,8 +7,9 @@ start, ``REAP_TIMEOUT`` to clean up after a child), every message is validated, 
 timeout, limit, mismatch or malformed message the whole sandbox is killed (its process
 group) and the next runner gets a fresh zygote. A zygote serves one owner (``WarmRunners``):
 one ``run_isolated`` call, so one submission under ``grader grade``, or one notebook kernel.
-``GRADER_RUNNERS=cold`` starts every runner as a fresh process, as before; grading does so
-unless ``GRADER_RUNNERS=warm`` (``enabled``).
+Notebook kernels use one by default; ``grader check`` and ``grader grade`` only with
+``GRADER_RUNNERS=warm``; ``GRADER_RUNNERS=cold`` starts every runner as a fresh process,
+as before (``enabled``).
 """
 import os
 import select
@@ -22,19 +23,20 @@ from grader import sources
 from grader.decider import sandbox
 from grader.decider.channel import Channel, RunnerGone, RunnerTimeout
 
-WARM_VARIABLE = "GRADER_RUNNERS"  # "cold": each runner a fresh process; "warm": grading too
+WARM_VARIABLE = "GRADER_RUNNERS"  # "cold": every runner a fresh process; "warm": every call forks
 REAP_TIMEOUT = 30.0  # the zygote's clean-up after a child: kill, reap, empty /tmp, copy the cache again
 RESIDENT_LIMIT = 8  # the zygote's own threads: more is not the zygote this code starts
 KILLED = 128 + signal.SIGKILL  # how bubblewrap reports a runner killed, as the zygote reports a child
 
 
-def enabled(grading: bool) -> bool:
+def enabled(kept: bool) -> bool:
     """Whether runners are forked by a zygote rather than each started as a fresh process:
-    by default while learning (``grader check``, notebooks), and while grading only when
-    ``GRADER_RUNNERS=warm`` (grading keeps the cold path until the class tests of
-    tests/test_sandbox.py hold on the warm one: docs/grading.md, "Warm runners")."""
+    by default where the caller keeps a zygote between calls (``kept``: a notebook kernel),
+    where the imports it saves are paid once for many checks. A single ``grader check`` or
+    ``grader grade`` starts cold unless ``GRADER_RUNNERS=warm`` (docs/grading.md, "Warm
+    runners", has the numbers); ``GRADER_RUNNERS=cold`` starts every runner cold."""
     chosen = os.environ.get(WARM_VARIABLE, "")
-    return chosen == "warm" or (chosen != "cold" and not grading)
+    return chosen == "warm" or (chosen != "cold" and kept)
 
 
 class ZygoteFailed(Exception):
