@@ -38,7 +38,6 @@ import sys
 import traceback
 
 from grader.runner import __main__ as cold
-from grader.runner.__main__ import SETUP_BYTES, copy_compile_cache, limit_resources, run_checks
 
 PR_SET_DUMPABLE = 4
 SCRATCH = ("/tmp", "/dev/shm")  # the sandbox's only writable places
@@ -197,7 +196,7 @@ def fresh_scratch(compile_cache: list[str] | None, kept: set[str]) -> None:
             if len(lines.readlines()) > 1:  # a header line, then one per object
                 raise Refused(f"a SysV IPC object is left ({table})")
     if compile_cache:
-        copy_compile_cache(*compile_cache)
+        cold.copy_compile_cache(*compile_cache)
 
 
 def strays(folder: str, kept: set[str]):
@@ -223,7 +222,7 @@ def under_scratch(points: set[str]) -> set[str]:
 
 
 def child(control: socket.socket, fds: list[int], process_limit: int) -> None:
-    """The forked child: a cold runner's work from its limits on (``run_checks``), then exit.
+    """The forked child: a cold runner's work from its limits on (``cold.run_checks``), then exit.
     Never returns."""
     code = 1
     try:
@@ -234,15 +233,15 @@ def child(control: socket.socket, fds: list[int], process_limit: int) -> None:
         random.seed()  # as a cold runner: draws the learner's code makes unseeded differ per process
         signal.signal(signal.SIGINT, signal.default_int_handler)
         ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 1)  # as a cold runner; the zygote stays non-dumpable
-        limit_resources(True, process_limit)
+        cold.limit_resources(True, process_limit)
         with os.fdopen(setup_fd, "rb") as setup_file:
-            setup = json.loads(setup_file.readline(SETUP_BYTES))
+            setup = json.loads(setup_file.readline(cold.SETUP_BYTES))
         sys.stdin.close()
         argv = list(setup["argv"])  # a cold runner's command line, its record descriptor ours
         argv[argv.index("--fd") + 1] = str(record_fd)
         sys.argv = [cold.__file__, *argv]  # as ``python -m grader.runner`` sets it
         args = cold.arguments(argv)
-        run_checks(args.impl, args.grading, args.import_root, args.exercises, setup, record_fd)
+        cold.run_checks(args.impl, args.grading, args.import_root, args.exercises, setup, record_fd)
         code = 0
     except SystemExit as exc:  # as the interpreter ends on one
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
