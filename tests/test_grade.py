@@ -309,3 +309,29 @@ def test_a_configs_draws_reach_the_checks_and_their_power_statement(tmp_path):
     assert ratios[-1] < 1 and ratios[len(ratios) // 2] < 0.7, ratios  # about 1/sqrt(3) as large
     assert any(note.startswith("3 times the default samples") for note in tripled.notes)
     assert not any("default samples" in note for note in default.notes)
+
+
+def test_a_loop_check_draws_its_law_samples_times_the_configs_draws():
+    """A check beyond the verifiers honours draws too: on_policy_batch (a loop's rows, 12 s)
+    at draws = 2 feeds each law test twice its default rows, in the decider's replay as in the
+    runner's run (a count that differed would end the replay), and passes on the reference;
+    at draws = 1 it draws today's 1,200 drafter rows and 400 target rows."""
+    import json
+
+    from grader import implementation
+    from grader.checks.harness import checked
+    from grader.decider.replay import ReplayCheckRun
+    from grader.studies.in_process import recorded
+
+    exercise = exercises.get("on_policy_batch")
+    module = implementation.load("solutions", exercise.module)
+    powered = {}
+    for times in (1, 2):
+        seed = exercises.with_draws(7, times)
+        pending = iter(recorded(exercise, module, seed))
+        decider = ReplayCheckRun(exercise, seed, lambda: json.loads(next(pending)))
+        verdict = checked(decider)
+        assert verdict.passed, verdict.summary
+        powered[times] = {prop: draws for prop, draws, _ in decider.powered}
+    assert sorted(powered[1].values()) == [400, 1200]
+    assert powered[2] == {prop: 2 * draws for prop, draws in powered[1].items()}

@@ -131,6 +131,6 @@ def check_law(check, generate, model, processor, prompt, use_cache):
     samples = [tuple(generated(check, generate, prompt, model, max_gen_len=LAW_LENGTH,
                                logits_processor=processor, eos_tokens_id=1,
                                use_cache=use_cache, what=f"({label})"))
-               for _ in range(LAW_DRAWS)]
+               for _ in range(LAW_DRAWS * check.draws)]
     check.judge("loop_properties.first_tokens", f"law of the first {LAW_LENGTH} tokens", samples,
                 model, prompt, LAW_LENGTH, processor, 1, LAW_HINT, case=label)

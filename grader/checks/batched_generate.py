@@ -249,10 +249,10 @@ def check_shipped_pair(check, generate):
 
 
 def samples(check: CheckRun, generate, target, drafters, case) -> tuple[list, list]:
-    """``case.draws`` runs of the batch: (outputs, rates), each a list of per-run rows."""
+    """``case.draws * check.draws`` runs of the batch: (outputs, rates), each a list of per-run rows."""
     check.seed_everything("law", repr(case))
     runs = [generated(check, generate, case.prompts, drafters[case.drafter], target,
-                      **case.kwargs(), what=f"({case!r})") for _ in range(case.draws)]
+                      **case.kwargs(), what=f"({case!r})") for _ in range(case.draws * check.draws)]
     return [[tuple(o) for o in outputs] for outputs, _ in runs], [rates for _, rates in runs]
 
 

@@ -147,7 +147,7 @@ def check_vectorised(check: CheckRun, verify) -> None:
 def check_laws(check: CheckRun, verify, batch) -> None:
     """Each row's exact laws, and a row against its twin (the last row)."""
     name = " + ".join(c.name for c in batch[:-1]) + " + twin"
-    drafts = draw_drafts(check, [c.q for c in batch], LAW_DRAWS, "laws", name)
+    drafts = draw_drafts(check, [c.q for c in batch], LAW_DRAWS * check.draws, "laws", name)
     check.seed_everything("laws", name)
     results = verified(check, verify, stacked([c.p for c in batch]), stacked([c.q for c in batch]),
                        drafts, f"(B = {len(batch)} rows: {name})")

@@ -109,6 +109,6 @@ def check_generator(check: CheckRun, verify) -> None:
 
 def check_laws(check: CheckRun, verify, case: Case) -> None:
     check.seed_everything("laws", case.name)
-    pairs = verified(check, verify, torch.from_numpy(case.p), torch.tensor(case.children), case.draws,
+    pairs = verified(check, verify, torch.from_numpy(case.p), torch.tensor(case.children), case.draws * check.draws,
                      f"({case.name})")
     check.judge("laws", case, pairs)

@@ -147,7 +147,7 @@ def run_loop(check: CheckRun, loop: EagleLoop) -> None:
         check.seed_everything("law", label)
         samples = [tuple(generated(check, loop, generate, prompt, target, head, **shape, max_gen_len=length,
                                    logits_processor=processor, eos_tokens_id=1, what=f"({label})")[0])
-                   for _ in range(draws)]
+                   for _ in range(draws * check.draws)]
         check.judge("loop_properties.law_tests", samples, target, prompt, length, processor, 1, label,
                     loop.law_hint)
 

@@ -134,7 +134,7 @@ def check_generator(check: CheckRun, verify) -> None:
 
 
 def check_laws(check: CheckRun, verify, case: Case) -> None:
-    drafts = draws_of(check, case.q, case.m, case.draws, case.name)
+    drafts = draws_of(check, case.q, case.m, case.draws * check.draws, case.name)
     check.seed_everything("laws", case.name)
     pairs = verified(check, verify, torch.from_numpy(case.p), torch.from_numpy(case.q), drafts,
                      f"({case.name})")

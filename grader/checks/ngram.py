@@ -306,6 +306,6 @@ def check_law(check, generate, storage_class, target, case: LawCase):
     samples = [tuple(generated(check, generate, list(law_run.prompt), law_run.storage(check, storage_class),
                                target, logits_processor=case.processor, **law_run.kwargs(),
                                what=f"({label})")[0])
-               for _ in range(case.draws)]
+               for _ in range(case.draws * check.draws)]
     check.judge("loop_properties.law_tests", samples, target, law_run.prompt, law_run.max_gen_len,
                 case.processor, law_run.eos, label, LAW_HINT)

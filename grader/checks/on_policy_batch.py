@@ -30,16 +30,17 @@ def models():
 def run(check: CheckRun) -> None:
     batch_fn = check.function("on_policy_batch")
     target, drafter = models()
-    prompts = torch.tensor([PROMPTS[i % len(PROMPTS)] for i in range(ROWS)])
+    rows = ROWS * check.draws  # the rows feed the law tests: the grading config's draws multiply them
+    prompts = torch.tensor([PROMPTS[i % len(PROMPTS)] for i in range(rows)])
     check.seed_everything("law")
     result = check.call(batch_fn, drafter, target, prompts, LENGTH, FRACTION, check.generator("law"),
-                        what=f"(B = {ROWS}, length {LENGTH}, target_fraction {FRACTION})")
-    ids, target_logits, from_target = returned(check, result, ROWS, len(PROMPTS[0]))
+                        what=f"(B = {rows}, length {LENGTH}, target_fraction {FRACTION})")
+    ids, target_logits, from_target = returned(check, result, rows, len(PROMPTS[0]))
     check.require("prompts kept", torch.equal(ids[:, : prompts.shape[1]], prompts),
                   "the first P columns of ids are not the prompts", PROMPTS_HINT)
-    check.require(COUNT, int(from_target.sum()) == round(FRACTION * ROWS),
-                  f"{int(from_target.sum())} rows are marked from_target; expected {round(FRACTION * ROWS)}",
-                  COUNT_HINT, case=f"B = {ROWS}, fraction {FRACTION}")
+    check.require(COUNT, int(from_target.sum()) == round(FRACTION * rows),
+                  f"{int(from_target.sum())} rows are marked from_target; expected {round(FRACTION * rows)}",
+                  COUNT_HINT, case=f"B = {rows}, fraction {FRACTION}")
     check.judge("target_logits", target, ids, prompts.shape[1], target_logits)
     for rows, fraction in COUNT_CASES:
         small = torch.tensor([PROMPTS[0]] * rows)

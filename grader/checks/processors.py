@@ -100,14 +100,15 @@ def check_sampling(check: CheckRun, label: str, processor, probs: torch.Tensor, 
     """``processor.sample`` on ``probs`` ``[V]`` (the processor's own first row) repeated: its
     draws must follow ``probs`` (all be its argmax for greedy)."""
     check.seed_everything(label)
-    batch = probs.expand(SAMPLE_DRAWS, -1).clone()
-    tokens = check.call(processor.sample, batch, what=f"on probs [{SAMPLE_DRAWS}, {VOCAB}]")
+    rows = SAMPLE_DRAWS * (1 if greedy else check.draws)  # greedy's argmax needs no more rows
+    batch = probs.expand(rows, -1).clone()
+    tokens = check.call(processor.sample, batch, what=f"on probs [{rows}, {VOCAB}]")
     if not isinstance(tokens, torch.Tensor) or tokens.is_floating_point():
         check.fail(f"{label}.sample output", f"returned {type(tokens).__name__} "
                    f"{getattr(tokens, 'dtype', '')}; expected a LongTensor of token ids")
-    if tokens.shape not in (torch.Size([SAMPLE_DRAWS]), torch.Size([SAMPLE_DRAWS, 1])):
+    if tokens.shape not in (torch.Size([rows]), torch.Size([rows, 1])):
         check.fail(f"{label}.sample output shape", f"returned shape {tuple(tokens.shape)} for probs "
-                   f"[{SAMPLE_DRAWS}, {VOCAB}]; expected [{SAMPLE_DRAWS}] (one id per row)")
+                   f"[{rows}, {VOCAB}]; expected [{rows}] (one id per row)")
     draws = tokens.reshape(-1).tolist()
     if greedy:
         best = int(probs.argmax())

@@ -169,7 +169,7 @@ def check_acceptance(check, generate, target, drafters, case, use_cache):
     label = repr(case)
     check.seed_everything("acceptance", label, use_cache)
     rates, outputs = [], []
-    for _ in range(case.draws):
+    for _ in range(case.draws * check.draws):
         ids, rate = generated(check, generate, case.prompt, drafters[case.drafter], target,
                               **case.kwargs(use_cache), what=f"({label})")
         rates.append(rate)
@@ -192,5 +192,5 @@ def check_law(check, generate, target, drafters, case, use_cache):
     check.seed_everything("law", label, use_cache)
     samples = [tuple(generated(check, generate, case.prompt, drafters[case.drafter], target,
                                **case.kwargs(use_cache), what=f"({label})")[0])
-               for _ in range(case.draws)]
+               for _ in range(case.draws * check.draws)]
     check.judge("speculative_generate.sequence_tests", samples, target, case)

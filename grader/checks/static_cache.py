@@ -219,7 +219,7 @@ def check_baseline(check, baseline, target, gpt2):
     label = f"{processor!r}, prompt {prompt}"
     check.seed_everything("baseline law", label)
     samples = [tuple(check.call(eager, prompt, target, max_gen_len=length, logits_processor=processor,
-                                eos_tokens_id=1, what=f"({label})")) for _ in range(draws)]
+                                eos_tokens_id=1, what=f"({label})")) for _ in range(draws * check.draws)]
     check.judge("loop_properties.first_tokens", f"baseline law of the first {length} tokens", samples,
                 target, prompt, length, processor, 1, LAW_HINT, case=label)
 

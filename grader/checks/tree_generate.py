@@ -150,7 +150,7 @@ def check_law(check, generate, target, drafters, case):
     drafter = drafters[case.drafter]
     check.seed_everything("law", label)
     samples, first_trees, identity = [], [], []
-    for _ in range(case.draws):
+    for _ in range(case.draws * check.draws):
         log = []
         wrapped = LoggedModel(target, "target", log, check.observation)
         ids, mean = generated(check, generate, case.prompt, drafter, wrapped,
