@@ -64,16 +64,17 @@ def run(check: CheckRun) -> None:
     original_target = parameters_of(target)
     prompts = torch.tensor([list(pair) for pair in itertools.product(range(tiny.TINY_VOCAB), repeat=2)
                             if list(pair) not in HELD_OUT])
-    held_out = torch.tensor([prompt for prompt in HELD_OUT for _ in range(ROWS_PER_HELD_OUT)])
+    held_out = held_out_rows(1)
     texts = sample_continuations(target, prompts.repeat(2, 1), LENGTH, check.generator("texts"))
     for kind in STEP_KINDS:
         check_steps(check, train, target, prompts, held_out, texts[0], kind)
+    measured = held_out_rows(check.draws)  # the rows α is tested on: the grading config's draws multiply them
     for kind, on_policy in RUNS:
         data = "on-policy" if on_policy else "fixed text"
         label = f"{kind}, {data}"
         _, drafter = models()
         check.seed_everything("train", kind, on_policy)
-        history = check.call(train, drafter, target, prompts, held_out, STEPS, kind=kind, on_policy=on_policy,
+        history = check.call(train, drafter, target, prompts, measured, STEPS, kind=kind, on_policy=on_policy,
                              texts=None if on_policy else texts, generator=check.generator("train", kind, on_policy),
                              what=f"({label}, steps={STEPS}, {SETTINGS})", **SETTINGS)
         history = reported(check, history, label)
@@ -86,6 +87,11 @@ def run(check: CheckRun) -> None:
                        and torch.equal(final[name], value))]
     check.require("the target is never trained", not changed,
                   f"after training, the target's {', '.join(changed[:3])} changed", IMPROVE_HINT)
+
+
+def held_out_rows(times: int) -> torch.Tensor:
+    """``[len(HELD_OUT) * ROWS_PER_HELD_OUT * times, PROMPT_LENGTH]``: each held-out prompt's rows."""
+    return torch.tensor([prompt for prompt in HELD_OUT for _ in range(ROWS_PER_HELD_OUT * times)])
 
 
 def check_steps(check: CheckRun, train, target, prompts, held_out, row: torch.Tensor, kind: str) -> None:

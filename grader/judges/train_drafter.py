@@ -115,7 +115,8 @@ def improvement(check: CheckRun, target, drafter, kind: str, label: str, history
     the exact α raised, and the α reported at the first and last step (``history``) agreeing
     with the exact α."""
     enumerated = enumeration(target)
-    before, after = enumerated.measure(models()[1], kind), enumerated.measure(drafter, kind)
+    rows = ROWS_PER_HELD_OUT * check.draws  # per held-out prompt, as the check passed them
+    before, after = enumerated.measure(models()[1], kind, rows), enumerated.measure(drafter, kind, rows)
     numbers = (f"after {STEPS} steps, the exact mean {kind} at held-out positions went from "
                f"{before['divergence']:.4f} to {after['divergence']:.4f} and α from {before['alpha']:.4f} "
                f"to {after['alpha']:.4f}")
@@ -137,7 +138,7 @@ def agreement(value: float, measured: dict, which: str = "alpha") -> stats.TestR
     "alpha", or "late_alpha", α measured one position late)."""
     z = (value - measured[which]) / measured[f"{which}_sd"]
     p_value = float(2 * scipy_stats.norm.sf(abs(z)))
-    return stats.TestResult(p_value, z, len(HELD_OUT) * ROWS_PER_HELD_OUT,
+    return stats.TestResult(p_value, z, measured["rows"],
                             f"reported α {value:.4f}, exact {measured[which]:.4f} (standard error "
                             f"{measured[f'{which}_sd']:.4f}, z = {z:.1f})")
 
@@ -172,12 +173,12 @@ class Enumeration:
                 self.p.append(p)
 
     @torch.no_grad()
-    def measure(self, drafter, kind: str) -> dict:
+    def measure(self, drafter, kind: str, rows_per_prompt: int) -> dict:
         """Exact mean α and divergence per position, and the standard error of α as the loop
-        estimates it (the mean over ``ROWS_PER_HELD_OUT`` sampled rows of each prompt); the
+        estimates it (the mean over ``rows_per_prompt`` sampled rows of each prompt); the
         same for ``late_alpha``, α with the drafter's q one position late (a usual mistake)."""
         means, variances, chosen = {"alpha": 0.0, "late_alpha": 0.0}, {"alpha": 0.0, "late_alpha": 0.0}, 0.0
-        rows = ROWS_PER_HELD_OUT * len(HELD_OUT) ** 2  # the loop's mean: of ROWS rows, then of the prompts
+        rows = rows_per_prompt * len(HELD_OUT) ** 2  # the loop's mean: of ROWS rows, then of the prompts
         for texts, weight, p in zip(self.texts, self.weights, self.p):
             log_q = drafter(texts).logits[:, -LENGTH - 1:].log_softmax(-1)  # [V^L, L + 1, V]
             for name, q in (("alpha", log_q[:, :-1].exp()), ("late_alpha", log_q[:, 1:].exp())):
@@ -186,7 +187,8 @@ class Enumeration:
                 means[name] += mean / len(HELD_OUT)
                 variances[name] += float((weight * (row_alpha - mean) ** 2).sum()) / rows
             chosen += float((weight * per_position(p.log(), log_q[:, :-1], kind).mean(-1)).sum()) / len(HELD_OUT)
-        return {**means, **{f"{name}_sd": math.sqrt(v) for name, v in variances.items()}, "divergence": chosen}
+        return {**means, **{f"{name}_sd": math.sqrt(v) for name, v in variances.items()}, "divergence": chosen,
+                "rows": rows_per_prompt * len(HELD_OUT)}
 
 
 @functools.lru_cache(maxsize=1)
