@@ -463,7 +463,7 @@ def test_a_decider_past_its_memory_limit_costs_only_its_row(monkeypatch):
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
     decider = context.Process(target=grading._send_row, args=(send, "greedy", Path("greedy"), ["max_fn"],
-                                                              b"a secret of 16 bytes", None, Path("work"), False, ()))
+                                                              b"a secret of 16 bytes", None, Path("work"), False, (), 1))
     decider.start()
     send.close()
     assert receive.poll(60)
