@@ -55,14 +55,15 @@ def run_isolated(exercise_ids: list[str], impl: str, seed: int | dict[str, int],
 
     Sandboxed runners are forked by a warm zygote (grader/decider/warm.py) where
     ``warm.enabled``: ``runners``, the zygote of a caller that keeps one between calls (a
-    notebook kernel), else (``GRADER_RUNNERS=warm``) one of this call's own, killed when it
-    ends (under ``grader grade``, one submission's).
+    notebook kernel), else, grading on several runners (or with ``GRADER_RUNNERS=warm``),
+    one of this call's own, killed when it ends (under ``grader grade``, one submission's).
     """
     seeds = seed if isinstance(seed, dict) else dict.fromkeys(exercise_ids, seed)
     manifest = Preparation(exercise_ids)
     if not sandboxed:  # before any runner starts: an unsandboxed one could write what it imports
         manifest.made()
-    chosen = sandboxed and warm.enabled(kept=runners is not None)
+    batches = runner_batches(exercise_ids) if grading else [list(exercise_ids)]
+    chosen = sandboxed and warm.enabled(many=runners is not None or len(batches) > 1)
     own = runners is None and chosen
     runners = warm.WarmRunners() if own else runners if chosen else None
     runner = Runner(impl, seeds, grading, import_root, sandboxed, hidden, runners)
@@ -70,8 +71,7 @@ def run_isolated(exercise_ids: list[str], impl: str, seed: int | dict[str, int],
         if not grading:
             yield from _tracebacks_once(_decided(runner, list(exercise_ids), timeout, manifest))
             return
-        verdicts = {v.exercise: v for batch in runner_batches(exercise_ids)
-                    for v in _decided(runner, batch, timeout, manifest)}
+        verdicts = {v.exercise: v for batch in batches for v in _decided(runner, batch, timeout, manifest)}
         verdicts = _reexamined(runner, verdicts, timeout, manifest)
         yield from _tracebacks_once(stood_in_noted([verdicts[e] for e in exercise_ids]))
     finally:

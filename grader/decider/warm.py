@@ -7,9 +7,9 @@ start, ``REAP_TIMEOUT`` to clean up after a child), every message is validated, 
 timeout, limit, mismatch or malformed message the whole sandbox is killed (its process
 group) and the next runner gets a fresh zygote. A zygote serves one owner (``WarmRunners``):
 one ``run_isolated`` call, so one submission under ``grader grade``, or one notebook kernel.
-Notebook kernels use one by default; ``grader check`` and ``grader grade`` only with
-``GRADER_RUNNERS=warm``; ``GRADER_RUNNERS=cold`` starts every runner as a fresh process,
-as before (``enabled``).
+Notebook kernels and gradings of several runners (a submission under ``grader grade`` or the
+autograder) use one by default; a single ``grader check`` only with ``GRADER_RUNNERS=warm``;
+``GRADER_RUNNERS=cold`` starts every runner as a fresh process, as before (``enabled``).
 """
 import os
 import select
@@ -29,14 +29,15 @@ RESIDENT_LIMIT = 8  # the zygote's own threads: more is not the zygote this code
 KILLED = 128 + signal.SIGKILL  # how bubblewrap reports a runner killed, as the zygote reports a child
 
 
-def enabled(kept: bool) -> bool:
+def enabled(many: bool) -> bool:
     """Whether runners are forked by a zygote rather than each started as a fresh process:
-    by default where the caller keeps a zygote between calls (``kept``: a notebook kernel),
-    where the imports it saves are paid once for many checks. A single ``grader check`` or
-    ``grader grade`` starts cold unless ``GRADER_RUNNERS=warm`` (docs/grading.md, "Warm
-    runners", has the numbers); ``GRADER_RUNNERS=cold`` starts every runner cold."""
+    by default where one zygote serves many runners (``many``: a notebook kernel's, kept
+    between calls, or a submission graded by several runners), where the imports it saves
+    are paid once. A ``grader check`` of one runner starts cold unless
+    ``GRADER_RUNNERS=warm`` (docs/grading.md, "Warm runners", has the numbers);
+    ``GRADER_RUNNERS=cold`` starts every runner cold."""
     chosen = os.environ.get(WARM_VARIABLE, "")
-    return chosen == "warm" or (chosen != "cold" and kept)
+    return chosen == "warm" or (chosen != "cold" and many)
 
 
 class ZygoteFailed(Exception):
