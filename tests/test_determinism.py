@@ -16,7 +16,12 @@ from tests import nondeterministic_check
 from tests.conftest import ROOT
 
 
-@pytest.mark.parametrize("exercise", exercises.EXERCISES, ids=lambda e: e.id)
+# the two longest (about a minute each, of CI's time) run with -m slow; the other loops stay
+SLOW_TWICE = {"static_cache", "batched_generate"}
+
+
+@pytest.mark.parametrize("exercise", [pytest.param(e, marks=pytest.mark.slow) if e.id in SLOW_TWICE else e
+                                      for e in exercises.EXERCISES], ids=lambda e: e.id)
 def test_every_check_asks_the_same_calls_twice(exercise):
     assert first_difference(exercise, "solutions", seed=0) is None
 

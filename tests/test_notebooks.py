@@ -38,8 +38,11 @@ def test_stored_outputs_are_clean(path):
 
 # Notebook 10 trains drafters: about 3 minutes on the stubs too. Its run on the stubs is also
 # what scripts/store_notebook_outputs.py does each time its outputs are stored; here it is in
-# `-m slow`, to keep the test command within CI's time.
-SLOW_ON_STUBS = {"10_distill"}
+# `-m slow`, to keep the test command within CI's time, as are the stub runs of the notebooks
+# that time loops or grow trees (06, 07, 08, 09, 11: 382 s of CI, 44 to 124 s each). Their
+# reference runs stay in the test command (nbval), and notebook 11's learner-state cells are
+# held by test_notebook_11_runs_the_learners_finished_loop_whatever_its_default_processor.
+SLOW_ON_STUBS = {"06_performance", "07_fast_loop", "08_batches", "09_trees", "10_distill", "11_eagle"}
 
 
 @pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.slow) if p.stem in SLOW_ON_STUBS else p
