@@ -1,11 +1,16 @@
 """The course's toolkit: the grader, its exact-law oracle, the benchmarks, the models.
 
 ``from grader import check, load_pair``; both are imported on first use, so the
-command line starts without loading torch.
+command line starts without loading torch. Importing ``grader`` does nothing else: the
+processes that must run the course's code from its source alone install
+``sources.SourceOnlyFinder`` themselves (``sources.course_alone``, first in every grader
+process; ``decider.run_isolated``; ``check`` here, before the notebook front end loads).
 
 Layout, by the part each package plays:
 
-- the fronts: ``cli`` (``grader check|list|bench|demo|grade|audit|release|autograder``),
+- the fronts: ``cli`` (``grader check|list|bench|demo|grade|audit|release|autograder``: each
+  command's module owns its ``add_arguments`` and ``run``; ``commands/`` holds check, list and
+  grade's, the tools hold theirs; ``arguments`` their shared value parsers and usage error),
   ``notebook`` (``check()`` in a notebook), ``grade`` (a class graded for an instructor),
   ``gradebook`` (what grading writes: the table, the CSV, Gradescope's results.json),
   ``progress`` (statuses);
@@ -25,6 +30,7 @@ Layout, by the part each package plays:
   that log forwards, host-sync and torch-call counters), carried as data to the decider;
 - ``oracle/``: exact laws, tiny enumerable models and the statistical tests;
 - ``bench/``: ``grader bench`` and ``grader demo``, and the measurements notebooks draw;
+- ``figures/``: the notebooks' figures and pictures, and the bench's γ-sweep plot;
 - ``audit/``: ``grader audit``, the exactness tests pointed at any sampler (transformers',
   a course loop, a user's adapter); it runs that sampler in its own process, so it is a
   tool for one's own code, never part of grading;
@@ -47,15 +53,14 @@ oracle, decider, runner, observers and shared records) imports ``bench``, ``audi
 ``studies``. The runner runs the checks' own code to make their calls in order,
 statistics included (except the judges'); nothing it computes is trusted.
 """
-from grader import sources
-
-sources.install()  # every module of the course imported from here on runs from its source
-
 __all__ = ["check", "load_pair"]
 
 
 def __getattr__(name):
     if name == "check":
+        from grader import sources
+
+        sources.install()  # the notebook's decider: every course module it imports runs from source
         from grader.notebook import check
         return check
     if name == "load_pair":

@@ -4,6 +4,10 @@ import time
 
 STARTED = time.monotonic()  # before the imports below: they are part of what a check costs
 
+from grader import sources  # noqa: E402
+
+sources.install()  # the console script's imports below, and every later one, run from source
+
 import argparse  # noqa: E402
 import os  # noqa: E402
 import sys  # noqa: E402
@@ -258,7 +262,7 @@ def check(parser: argparse.ArgumentParser, args) -> int:
     if args.isolated and args.impl == "solutions":
         parser.error("--isolated grades your code with the reference standing in for your other "
                      "exercises' steps; --impl solutions is the reference itself: drop one of them")
-    if args.isolated and not student.has_reference():
+    if args.isolated and not implementation.has_reference():
         parser.error("--isolated runs the reference's steps in place of your other exercises' steps, and "
                      "this release leaves the reference out: check without it, on your own whole chain")
     runnable, autograder_only = student.public_split(args.exercises or [e.id for e in exercises.EXERCISES])
@@ -363,7 +367,7 @@ def demo_unfinished(args) -> str:
     """Why `grader demo` cannot run its loops ("" when it can), its ``--impl`` settled: the
     reference's, or in a release without it the learner's own, which must then be finished."""
     if args.impl is None:
-        args.impl = "solutions" if student.has_reference() else DEFAULT_IMPL
+        args.impl = "solutions" if implementation.has_reference() else DEFAULT_IMPL
     try:
         loops = [implementation.load(args.impl, "speculative").speculative_generate,
                  implementation.load(args.impl, "autoregressive").autoregressive_generate]
@@ -383,7 +387,7 @@ def list_exercises(impl: str) -> int:
             status = AUTOGRADERS  # a release without the reference cannot check it
         print(f"{exercise.lesson:<7} {exercise.id:<28} {status:<24} {exercise.title}")
     print("\nRun `grader check EXERCISE` after each step; `grader check` checks them all.")
-    if not student.has_reference():
+    if not implementation.has_reference():
         print(student.public_summary())
     return 0
 

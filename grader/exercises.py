@@ -1,32 +1,33 @@
 """The course's exercises: ids, lessons, the names each takes from an implementation.
 
 ``EXPORTS`` is the one list of the names ``lessons`` and ``solutions`` export, by module:
-solutions/__init__.py imports them, lessons/__init__.py is written from them
-(grader/release/lessons.py), and an exercise's module is the one that exports its functions.
+``solutions`` owns it (solutions/__init__.py's ``EXPORTS``, read here as text, never imported),
+lessons/__init__.py is written from it (grader/release/lessons.py), and an exercise's module
+is the one that exports its functions.
 """
 import difflib
+import functools
 from dataclasses import dataclass
+
+from grader import sources
 
 SEED_BITS = 32  # a check's seed: its draws come from these low bits; above them, how many times its
 # default samples the statistical checks draw (1 when none: ``grader grade`` with a config's ``draws``)
 MIN_TIME_LIMIT = 15.0  # seconds: a cold start of the check (imports, models) fits in it
 TIME_LIMIT_FACTOR = 10  # a learner's loop may be this much slower than the reference
 
-EXPORTS = {  # module of lessons/ and solutions/ -> the names both packages export from it
-    "sampling": ("LogitsProcessor", "GreedyProcessor", "MultinomialProcessor", "TopKProcessor",
-                 "NucleusProcessor", "TopKNucleusProcessor"),
-    "autoregressive": ("autoregressive_generate",),
-    "residual": ("max_fn",),
-    "verification": ("speculative_decoding_verify", "speculative_sampling", "greedy_match"),
-    "speculative": ("speculative_generate",),
-    "ngram": ("NGramStorage", "PromptLookup", "ngram_assisted_speculative_generate"),
-    "trees": ("multi_draft_sampling", "typical_acceptance", "tree_layout", "tree_speculative_generate"),
-    "fast": ("fast_speculative_generate", "fast_autoregressive_generate"),
-    "batched": ("batched_speculative_sampling", "batched_speculative_generate"),
-    "distill": ("expected_acceptance", "distillation_loss", "on_policy_batch", "train_drafter"),
-    "eagle": ("verify_deterministic_children", "feature_draft_step", "eagle_loss", "unrolled_eagle_loss",
-              "eagle_generate", "grow_tree", "eagle_tree_generate", "FeatureHead", "load_feature_head"),
-}
+
+@functools.cache
+def exports() -> dict[str, tuple[str, ...]]:
+    """``EXPORTS``: {module of lessons/ and solutions/: the names both packages export from it},
+    read on first use (a warm runner's zygote imports this module before any reference is sent)."""
+    return sources.exports()
+
+
+def __getattr__(name: str):
+    if name == "EXPORTS":
+        return exports()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class Exercise:
     @property
     def module(self) -> str:
         """The lessons/solutions module that defines the exercise: the one exporting its functions."""
-        return next(module for module, names in EXPORTS.items() if set(names) & set(self.functions))
+        return next(module for module, names in exports().items() if set(names) & set(self.functions))
 
     @property
     def withheld(self) -> tuple[str, ...]:

@@ -9,11 +9,25 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+from grader import sources
+
 DEFAULT_IMPL = "lessons"
+PUBLIC_MARK = "solutions/PUBLIC.md"  # present in the public reference alone (grader/release/public.py)
 
 
 class ImplementationNotFound(Exception):
     """``--impl`` names no file and no importable module."""
+
+
+def has_checks() -> bool:
+    """Whether this copy of the course can check anything: it holds the reference, or the
+    public one that a release without solutions ships."""
+    return (sources.ROOT / "solutions" / "__init__.py").is_file()
+
+
+def has_reference() -> bool:
+    """Whether this copy of the course holds its reference, ``solutions/`` (not the public one)."""
+    return has_checks() and not (sources.ROOT / PUBLIC_MARK).is_file()
 
 
 def is_file(spec: str) -> bool:

@@ -38,7 +38,7 @@ def course(needs_reference: bool = False) -> "Course":
     ``needs_reference``: the notebook also runs the reference's own studies or benchmarks
     (``grader.bench``, ``grader.studies``, ``grader.audit``, ``grader.checks``), so in a
     release without the reference it stops here, in one paragraph, rather than at an import."""
-    if needs_reference and not student.has_reference():
+    if needs_reference and not implementation.has_reference():
         raise NeedsReference(
             "This notebook runs the course's reference (solutions/) beside your code: its studies, "
             "benchmarks and pictures are made from it. This release leaves the reference out, so "
@@ -55,7 +55,7 @@ def lesson(module: str) -> "Course":
 
 def reference(module: str) -> ModuleType | None:
     """The reference's ``module``; None, said once, in a course released without it."""
-    if student.has_reference():
+    if implementation.has_reference():
         return importlib.import_module(module)
     _say_no_reference()
     return None
@@ -152,7 +152,7 @@ def check(*exercise_ids: str, impl: str | None = None, seed: int = 0,
           timeout: float | None = None, hint: int = 1) -> "CheckResult | WithoutReference":
     """The verdicts of ``exercise_ids`` (all by default); ``hint``: how many levels of each
     hint to show, the idea first, then closer to the code."""
-    if not student.has_checks():
+    if not implementation.has_checks():
         return WithoutReference()
     impl = impl or current_impl()
     implementation.locate(impl)  # raises ImplementationNotFound, saying what was expected

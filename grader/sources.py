@@ -7,9 +7,12 @@ module is compiled from its source text, and no bytecode is read or written for 
 
 ``Manifest`` is the digest of every file of those packages (code, model weights and
 configs), made by the decider before any runner starts; ``changed()`` names the files that
-differ from it since. Installed by ``grader/__init__.py``, so it covers every module of the
-course imported after the package itself.
+differ from it since. ``install`` puts the finder in place: ``course_alone`` does, first in
+every grader process (the command line, each submission's decider, each runner), and so do
+the decider's entry (``grader.decider.run_isolated``) and the notebook's ``check``, so that it
+covers every module of the course a decider imports.
 """
+import ast
 import hashlib
 import importlib.abc
 import importlib.machinery
@@ -51,7 +54,9 @@ def course_alone() -> None:
     Pythons start without it (``PYTHONSAFEPATH``), and a package that would still come from
     outside the course (a ``PYTHONPATH`` entry) stops the process before it is imported.
     Every grader process calls this first: the command line, each submission's decider,
-    each runner."""
+    each runner. Every module of the course imported from here on runs from its source
+    (``install``)."""
+    install()
     working = Path.cwd().resolve()
     if working != ROOT:
         sys.path[:] = [entry for entry in sys.path if not _names(entry, working)]
@@ -85,6 +90,29 @@ def _package_folder(package: str) -> Path | None:
             return None
         where = list(spec.submodule_search_locations or []) or [spec.origin]
     return Path(where[0]).resolve() if where[0] else None
+
+
+def exports() -> dict[str, tuple[str, ...]]:
+    """``EXPORTS`` of the reference's ``solutions/__init__.py`` ({module: the names the package
+    exports from it}), read as a literal from the source its finder gives: nothing of the
+    reference runs for it, and a grading runner, whose sandbox hides the reference's folder,
+    reads the source the decider sent (grader/runner/reference.py). Raises ValueError when
+    the file holds no such literal."""
+    spec = importlib.util.find_spec("solutions")
+    source = spec.loader.get_source("solutions") if spec is not None and spec.loader is not None else None
+    if source is None:
+        raise ValueError("no source of the package `solutions` to read its EXPORTS from")
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["EXPORTS"]:
+            try:
+                found = ast.literal_eval(node.value)
+            except ValueError:  # an expression that is not a literal: fails below
+                break
+            if type(found) is dict and all(type(names) is tuple and all(type(n) is str for n in names)
+                                           for names in found.values()):
+                return found
+    raise ValueError("solutions/__init__.py has no `EXPORTS = {module: (name, ...)}` literal; expected "
+                     "the names the reference exports, by module")
 
 
 def install() -> None:

@@ -1,6 +1,7 @@
 """The grader's parts import only what their role allows (grader/__init__.py says why)."""
 import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,13 +16,13 @@ FRONTS = {"__init__", "__main__", "cli", "notebook", "grade", "gradebook", "prog
 CORE = ("checks", "judges", "oracle", "decider", "runner", "observers", "models", *sorted(SHARED))  # grading
 TOOLS = ("bench", "audit", "studies")  # measuring, the audit, the studies: products beside grading
 ALLOWED = {  # part -> the grader's parts and course packages it may import
-    "oracle": {"solutions"},  # the tree laws use the reference's acceptance constants
+    "oracle": set(),  # exact laws from their inputs alone: no reference code
     "observers": set(),
     "models": set(),
-    "exercises": set(),
+    "exercises": {"sources"},  # EXPORTS, read from the text of solutions/__init__.py
     "verdict": set(),
     "wire": set(),
-    "implementation": set(),
+    "implementation": {"sources"},
     "sources": set(),
     "checks": {"exercises", "meanwhile", "models", "observers", "oracle", "solutions", "verdict"},  # meanwhile: a
     # stub's verdict names every unfinished step the exercise reaches
@@ -29,7 +30,7 @@ ALLOWED = {  # part -> the grader's parts and course packages it may import
     "decider": {"checks", "exercises", "observers", "sources", "verdict", "wire"},
     "runner": {"checks", "exercises", "implementation", "observers", "sources", "wire"},
     "meanwhile": {"exercises"},
-    "release": {"decider", "exercises", "sources"},  # lessons/ and the public reference written from the
+    "release": {"decider", "exercises", "implementation", "sources"},  # lessons/ and the public reference written from the
     # reference's files, never importing them (the public one stubbed as the decider stubs a grading runner's)
     "bench": {"implementation", "models", "observers", "solutions"},
     "audit": {"checks", "implementation", "models", "oracle", "solutions"},
@@ -93,6 +94,7 @@ def test_every_part_of_the_grader_has_a_rule():
 
 @pytest.mark.parametrize("where, code, module", [
     ("decider/run.py", "from grader import implementation", "grader.implementation"),
+    ("oracle/tree_laws.py", "from solutions.trees import MEDUSA_ALPHA", "solutions.trees"),
     ("decider/replay.py", "from grader.runner.record import RecordingCheckRun", "grader.runner.record"),
     ("checks/max_fn.py", "import lessons.residual", "lessons.residual"),
     ("oracle/laws.py", "from grader.checks import harness", "grader.checks"),
@@ -103,6 +105,59 @@ def test_a_forbidden_import_is_named(tmp_path, where, code, module):
     path.parent.mkdir(parents=True)
     path.write_text(f"import torch\n{code}\n")
     assert violations(tmp_path) == [f"{Path('grader', where)} ({where.split('/')[0]}) imports {module}"]
+
+
+def test_the_reference_imports_nothing_of_the_grader():
+    """``solutions`` owns its ``EXPORTS`` (and ``__all__``): the grader reads them, never the reverse."""
+    assert not [f"{path.relative_to(ROOT)} imports {module}" for path in sorted((ROOT / "solutions").glob("*.py"))
+                for module in imported(ast.parse(path.read_text())) if part(module) == "grader"
+                and module != "grader.runner.reference"]  # lesson stubs' ReferenceWithheld: the release's
+
+
+def test_the_grader_reads_the_references_exports():
+    import solutions
+    from grader import exercises
+    assert exercises.EXPORTS == solutions.EXPORTS
+    assert solutions.__all__ == [name for names in exercises.EXPORTS.values() for name in names]
+
+
+def test_exports_must_be_a_literal(tmp_path, monkeypatch):
+    """``EXPORTS`` is read from the reference's text, so it must be written as a literal."""
+    from grader import sources
+    (tmp_path / "solutions").mkdir()
+    (tmp_path / "solutions" / "__init__.py").write_text("EXPORTS = dict(residual=('max_fn',))\n")
+    monkeypatch.setattr(sources.importlib.util, "find_spec",
+                        lambda name: sources.importlib.util.spec_from_file_location(
+                            name, tmp_path / "solutions" / "__init__.py"))
+    with pytest.raises(ValueError, match="no `EXPORTS = {module: \\(name, ...\\)}` literal"):
+        sources.exports()
+
+
+def test_the_oracles_medusa_constants_are_the_references_defaults():
+    from grader.oracle import tree_laws
+    from solutions import trees
+    assert (tree_laws.MEDUSA_THRESHOLD, tree_laws.MEDUSA_ALPHA) == (trees.MEDUSA_THRESHOLD, trees.MEDUSA_ALPHA)
+
+
+def test_whether_the_reference_is_installed_is_asked_of_implementation():
+    """The fronts ask ``grader.implementation`` (``has_reference``, ``has_checks``), not the release."""
+    asked = {path.relative_to(ROOT).as_posix() for path in (ROOT / "grader").rglob("*.py")
+             if re.search(r"\b(student|release)\.has_(reference|checks)\b", path.read_text())}
+    assert asked == set()
+    from grader import implementation
+    assert implementation.has_checks() and implementation.has_reference()
+
+
+def test_importing_grader_has_no_side_effect():
+    """``import grader`` installs no import hook and imports nothing else of the course; the
+    processes that need the source-only finder install it (``sources.course_alone``)."""
+    probe = ("import sys\nbefore = list(sys.meta_path)\nimport grader\n"
+             "print(sys.meta_path == before, sorted(m for m in sys.modules if m.startswith(('grader', 'solutions'))))\n"
+             "from grader import sources\nsources.course_alone()\n"
+             "print(type(sys.meta_path[0]).__name__)\n")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT,
+                            timeout=120, check=True)
+    assert result.stdout.split("\n")[:2] == ["True ['grader']", "SourceOnlyFinder"]
 
 
 def test_no_part_of_grading_imports_a_tool():

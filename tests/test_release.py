@@ -203,9 +203,9 @@ for loop in ("autoregressive", "speculative", "ngram", "fast", "batched", "trees
     importlib.import_module(f"lessons.{loop}")  # their default processors are the learner's own
 from grader.notebook import check, course, lesson
 impl, fast = course(), lesson("fast")  # as a notebook's first cell: the line is said once
-from grader.release import student
+from grader import implementation
 assert importlib.util.find_spec("solutions").origin.startswith(os.getcwd())  # the release's public one
-assert not student.has_reference() and student.has_checks()
+assert not implementation.has_reference() and implementation.has_checks()
 assert impl.max_fn is importlib.import_module("lessons.residual").max_fn  # the learner's, stub or not
 assert fast.StaticModel is importlib.import_module("lessons.fast").StaticModel
 checked = check("max_fn", "kv_cache")

@@ -58,6 +58,7 @@ def run_isolated(exercise_ids: list[str], impl: str, seed: int | dict[str, int],
     notebook kernel), else, grading on several runners (or with ``GRADER_RUNNERS=warm``),
     one of this call's own, killed when it ends (under ``grader grade``, one submission's).
     """
+    sources.install()  # what this process imports from here on (the checks, the judges) runs from source
     seeds = seed if isinstance(seed, dict) else dict.fromkeys(exercise_ids, seed)
     manifest = Preparation(exercise_ids)
     if not sandboxed:  # before any runner starts: an unsandboxed one could write what it imports

@@ -9,14 +9,13 @@ signatures, docstrings and everything provided stay, each answer raises ``Refere
 saying where to write it. So the checks whose inputs and expected values need no exercise's
 answer (``PUBLIC``) give real verdicts in the release; the others stay with the instructor's
 autograder, which has the whole reference (``AUTOGRADER_ONLY`` says, per exercise, what it
-needs). ``MARK`` tells this package from the reference (``student.has_reference``).
+needs). ``MARK`` tells this package from the reference (``implementation.has_reference``).
 """
 import ast
 
 from grader import exercises
 from grader.decider.reference import reference_sources
-
-MARK = "solutions/PUBLIC.md"  # present in the public reference alone
+from grader.implementation import PUBLIC_MARK as MARK
 WITHHELD = "__withheld__"  # a module's tuple of its stubbed names, as a grading runner's reference has it
 HEADER = ("# The public reference of a release without solutions (grader/release/public.py): the "
           "checks' inputs, every exercise's own functions a stub.\n")

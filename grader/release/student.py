@@ -17,7 +17,7 @@ import shutil
 import string
 from pathlib import Path
 
-from grader import exercises, sources
+from grader import exercises, implementation, sources
 from grader.release import course, public
 
 REFERENCE = (
@@ -102,23 +102,12 @@ def _by_reason() -> dict[str, list[str]]:
     return grouped
 
 
-def has_reference() -> bool:
-    """Whether this copy of the course holds its reference, ``solutions/`` (not the public one)."""
-    return has_checks() and not (sources.ROOT / public.MARK).is_file()
-
-
-def has_checks() -> bool:
-    """Whether this copy of the course can check anything: it holds the reference or the
-    public one, which a release without solutions ships."""
-    return (sources.ROOT / "solutions" / "__init__.py").is_file()
-
-
 def missing_reference(command: str) -> str:
     """Why ``grader COMMAND`` cannot run in this copy of the course ("" where it can): with the
     public reference only, ``list``, ``check`` (its public checks) and ``demo`` (the learner's
     own loop) run; every other command needs the reference."""
-    runs_on_public = command in ("list", "check", "demo") and has_checks()
-    return "" if command == "list" or has_reference() or runs_on_public else needs_reference(f"`grader {command}`")
+    runs_on_public = command in ("list", "check", "demo") and implementation.has_checks()
+    return "" if command == "list" or implementation.has_reference() or runs_on_public else needs_reference(f"`grader {command}`")
 
 
 def needs_reference(what: str) -> str:
@@ -138,12 +127,12 @@ def public_split(exercise_ids: list[str]) -> tuple[list[str], list[str]]:
 def checked_here(exercise_id: str) -> bool:
     """Whether ``grader check`` runs the exercise's check in this copy of the course: every one
     where it has its reference, the public ones where it has the public reference only."""
-    return has_reference() or exercise_id in public.PUBLIC
+    return implementation.has_reference() or exercise_id in public.PUBLIC
 
 
 def public_summary() -> str:
     """The line ``grader list`` ends with in a release without the reference."""
-    if not has_checks():
+    if not implementation.has_checks():
         return needs_reference("`grader check`")
     return (f"This release checks {len(public.PUBLIC)} of {len(exercises.EXERCISES)} exercises itself "
             f"(public checks: {', '.join(public.PUBLIC)}); your course's autograder checks the others.")
