@@ -1,0 +1,543 @@
+"""Lesson 12 — drafts without a model: suffix decoding over the corpus and the text so far.
+
+On a laptop a drafter model costs 10–20% of a target step, and its drafts are often wrong.
+Much of what a model writes, code above all, has been written before: in the text it was
+trained on, in the prompt, earlier in its own output. **SuffixDecoding** (Oliaro et al.,
+2024) drafts from there: find the longest suffix of the text so far that occurs in an
+index of token ids, and propose what followed it, as often as it followed it.
+
+- ``SuffixIndex``: a **suffix automaton** over token ids. Why an automaton: it is built
+  online, one token at a time, in amortised constant time (the text so far grows every
+  round); it has at most ``2n`` states however repetitive the text; one state holds
+  every substring with the same set of end positions, so "how often does this string
+  occur" is one number per state (``count``) and "what follows it, how often" is the
+  counts of the states its transitions reach. A suffix tree answers the same questions
+  but is harder to build online; a suffix array is compact and fast to build in numpy
+  for a fixed text (``CorpusIndex`` below uses one for the corpus's 3 million tokens,
+  where Python dictionaries would take gigabytes) but cannot grow.
+- ``speculation_tree``: from the longest match, grow a tree of candidate continuations
+  best-first; a node's **score** is its parent's score × how often its token follows the
+  parent's path / how often anything does (SuffixDecoding's estimate of the probability
+  that the node is accepted). Nodes are kept while their score clears a threshold, so
+  the tree is large where the match is confident and empty where it is not: the
+  speculation length adapts by itself.
+- ``suffix_speculative_generate``: ONE target forward per round scores the whole tree
+  (lesson 9's tree attention); the walk verifies a node's children as point masses
+  (lesson 11's ``verify_deterministic_children``: they are chosen, not sampled), so the
+  output has the target's law exactly; the accepted tokens go into the index.
+- ``adaptive_speculative_generate``: the same idea for a model drafter (transformers'
+  dynamic speculation): lesson 4's loop stops drafting as soon as the drafter's
+  confidence (its largest probability) falls below a threshold.
+
+Exercises, in order: ``SuffixIndex`` (``grader check suffix_index``), ``speculation_tree``
+(``grader check suffix_tree``), ``suffix_speculative_generate`` (``grader check
+suffix_generate``), ``adaptive_speculative_generate`` with its step
+``draft_while_confident`` (``grader check adaptive_generate``), all used in notebook 12.
+``CorpusIndex`` (the corpus's suffix array, built once and cached on disk) and
+``corpus_index`` (the shipped pair's) are provided complete below the stubs.
+
+An index is anything with ``find(context) -> (length, node)`` and ``children(node) ->
+{token: (count, child node)}``; both classes here are one.
+"""
+import hashlib
+import heapq
+import itertools
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+import torch
+from transformers import DynamicCache
+
+# BEGIN SOLUTION
+from solutions.autoregressive import as_list
+from solutions.eagle import walk_deterministic_tree
+from solutions.sampling import GreedyProcessor, LogitsProcessor
+from solutions.speculative import forward, roll_back, settle
+from solutions.trees import keep_positions, tree_attention, tree_layout
+from solutions.verification import speculative_sampling
+# LESSON
+# from lessons.autoregressive import as_list  # noqa: F401  (an int or a list of end tokens)
+# from lessons.eagle import walk_deterministic_tree  # noqa: F401  (your lesson-11 walk of chosen children)
+# from lessons.sampling import GreedyProcessor, LogitsProcessor  # your lesson-0 processors
+# from lessons.speculative import forward, roll_back, settle  # noqa: F401  (your lesson-3 steps)
+# from lessons.trees import keep_positions, tree_attention  # lesson 9's provided tree forward parts
+# from lessons.trees import tree_layout  # noqa: F401  (your lesson-9 mask and depths)
+# from lessons.verification import speculative_sampling  # noqa: F401  (lesson 2)
+#
+# # Earlier steps this lesson calls, and the exercise that grades each:
+# #   GreedyProcessor, the default logits_processor (lesson 0: `grader check processors`)
+# #   speculative_sampling (lesson 2: `grader check speculative_sampling`)
+# #   forward, settle, roll_back (lesson 3's steps: `grader check speculative_generate`)
+# #   tree_layout (lesson 9: `grader check tree_attention`)
+# #   walk_deterministic_tree (lesson 11: `grader check eagle_tree_generate`)
+# # Not passed yet? Meanwhile take the reference's, in place of the import above:
+# #   from solutions.sampling import GreedyProcessor, LogitsProcessor
+# #   from solutions.verification import speculative_sampling
+# #   from solutions.speculative import forward, roll_back, settle
+# #   from solutions.trees import tree_layout
+# #   from solutions.eagle import walk_deterministic_tree
+# # `grader check` and `grader grade` both accept it: each exercise is graded on its own
+# # functions, and the reference is refused only for the exercise being graded.
+# # The checks pass processors of their own, so a loop is graded before lesson 0 is done.
+# END SOLUTION
+
+MAX_MATCH = 64  # the loop looks for matches among the last MAX_MATCH tokens of the text
+
+
+class SuffixIndex:
+    """A suffix automaton over a growing text of token ids.
+
+    State 0 is the root (the empty string). Every other state ``s`` stands for the
+    substrings of the text that end at the same set of positions; ``length[s]`` is the
+    longest of them, ``link[s]`` the state of its longest suffix that ends elsewhere too
+    (the suffix link), ``next[s]`` its transitions ``{token: state}`` and ``count[s]`` how
+    many times its strings occur (the size of their end-position set).
+
+    - ``extend(tokens)`` appends tokens to the text (the classic online construction:
+      a new state for the whole text, transitions added along the suffix links of the
+      previous last state, a clone when a transition skips lengths). Keep ``count``
+      exact as you go: the new last state and every state on its suffix-link path gain
+      one end position (a clone starts with the count of the state it was cloned from).
+    - ``find(context)`` returns ``(length, state)``: the longest suffix of ``context``
+      (a sequence of ints, maybe empty) that occurs in the text **followed by a token**,
+      and its state. Walk the context through the transitions, falling back along the
+      suffix links when a token has none (the length becomes that state's ``length``);
+      at the end, while the state has no transitions (its strings occur only at the end
+      of the text), fall back once more. The empty match is ``(0, 0)``.
+    - ``children(state)`` (provided) is ``{token: (count, child state)}``: how often each
+      token follows the state's strings, and where it leads.
+
+    Example: after ``extend([1, 2, 3, 1, 2, 4])``, ``find([7, 1, 2])`` is ``(2, s)`` and
+    ``children(s)`` gives counts ``{3: 1, 4: 1}``; ``find([2, 4])`` is ``(0, 0)`` ([2, 4]
+    and [4] occur only at the end), whose children are every token with its count.
+    """
+
+    def __init__(self, tokens: Iterable[int] = ()):
+        self.length, self.link, self.next, self.count = [0], [-1], [{}], [0]
+        self.last = 0  # the state of the whole text
+        self.size = 0  # tokens appended
+        self.extend(tokens)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def extend(self, tokens: Iterable[int]) -> None:
+        """Append ``tokens`` (ints) to the text, one at a time."""
+        # BEGIN SOLUTION
+        for token in tokens:
+            self._append(int(token))
+        # LESSON
+        # raise NotImplementedError
+        # END SOLUTION
+
+    # BEGIN SOLUTION
+    def _state(self, length: int, link: int, next_: dict, count: int) -> int:
+        self.length.append(length)
+        self.link.append(link)
+        self.next.append(next_)
+        self.count.append(count)
+        return len(self.length) - 1
+
+    def _append(self, token: int) -> None:
+        cur = self._state(self.length[self.last] + 1, 0, {}, 0)
+        state = self.last
+        while state != -1 and token not in self.next[state]:
+            self.next[state][token] = cur
+            state = self.link[state]
+        if state != -1:
+            target = self.next[state][token]
+            if self.length[state] + 1 == self.length[target]:
+                self.link[cur] = target
+            else:  # target also holds longer strings that do not end here: split them off
+                clone = self._state(self.length[state] + 1, self.link[target], dict(self.next[target]),
+                                    self.count[target])
+                while state != -1 and self.next[state].get(token) == target:
+                    self.next[state][token] = clone
+                    state = self.link[state]
+                self.link[target] = self.link[cur] = clone
+        self.last, self.size = cur, self.size + 1
+        state = cur
+        while state > 0:  # every suffix of the text now ends at one more position
+            self.count[state] += 1
+            state = self.link[state]
+    # END SOLUTION
+
+    def find(self, context: Sequence[int]) -> tuple[int, int]:
+        """``(length, state)`` of the longest suffix of ``context`` followed by a token in the text."""
+        # BEGIN SOLUTION
+        state, length = 0, 0
+        for token in context:
+            while state and token not in self.next[state]:
+                state = self.link[state]
+                length = self.length[state]
+            if token in self.next[state]:
+                state, length = self.next[state][token], length + 1
+        while state and not self.next[state]:  # only at the text's end: nothing followed it
+            state = self.link[state]
+            length = self.length[state]
+        return length, state
+        # LESSON
+        # raise NotImplementedError
+        # END SOLUTION
+
+    def children(self, state: int) -> dict[int, tuple[int, int]]:
+        """``{token: (count, child state)}``: each token that follows ``state``'s strings, how often."""
+        return {token: (self.count[child], child) for token, child in self.next[state].items()}
+
+    def match(self, context: Sequence[int]) -> tuple[int, dict[int, int]]:
+        """``(length, {token: count})``: the longest match (``find``) and how often each token follows it."""
+        length, state = self.find(context)
+        return length, {token: count for token, (count, _) in self.children(state).items()}
+
+
+def speculation_tree(index, context: Sequence[int], max_nodes: int = 24, threshold: float = 0.1,
+                     max_depth: int = 16) -> tuple[list[int], list[int], list[float]]:
+    """SuffixDecoding's speculation tree below the longest match of ``context``; returns
+    ``(parents, tokens, scores)``, three lists of ``N ≤ max_nodes`` Python values.
+
+    ``index``: anything with ``find`` and ``children`` (``SuffixIndex``, ``CorpusIndex``).
+    The root is the match ``index.find(context)``, score 1.0. A node's children are the
+    tokens that follow its path in the index (``index.children``); child ``c`` of a node
+    of score ``s`` scores ``s * count(c) / total``, ``total`` the sum of the counts of all
+    the node's children (computed in that order, left to right: the grader compares floats).
+
+    Grow the tree best-first with a heap (``heapq``): push the root's children; pop the
+    best candidate, append it as the next node, push its children (unless the node is at
+    ``max_depth``); stop at ``max_nodes`` nodes or when the heap is empty. Push a
+    candidate only if its score is ``≥ threshold``. Ties: the candidate pushed first wins,
+    and a node pushes its children by count, largest first, then by token id, smallest
+    first (a counter in the heap's key, after ``-score``, does both).
+
+    ``parents[i]``: the index of node ``i``'s parent, ``-1`` for the root, always ``< i``
+    (the layout lesson 9's ``tree_layout`` takes); ``tokens[i]`` its token; ``scores[i]``
+    its score (non-increasing along the list: a child never beats its parent).
+    """
+    # BEGIN SOLUTION
+    parents, tokens, scores = [], [], []
+    order, heap = itertools.count(), []
+
+    def push(node: int, state, score: float, depth: int) -> None:
+        kids = index.children(state)
+        total = sum(count for count, _ in kids.values())
+        for token, (count, child) in sorted(kids.items(), key=lambda kv: (-kv[1][0], kv[0])):
+            child_score = score * count / total
+            if child_score >= threshold:
+                heapq.heappush(heap, (-child_score, next(order), token, child, node, depth))
+
+    _, root = index.find(context)
+    if max_depth > 0:
+        push(-1, root, 1.0, 1)
+    while heap and len(parents) < max_nodes:
+        neg_score, _, token, state, parent, depth = heapq.heappop(heap)
+        parents.append(parent)
+        tokens.append(token)
+        scores.append(-neg_score)
+        if depth < max_depth:
+            push(len(parents) - 1, state, -neg_score, depth + 1)
+    return parents, tokens, scores
+    # LESSON
+    # raise NotImplementedError
+    # END SOLUTION
+
+
+@torch.inference_mode()
+def suffix_speculative_generate(inputs: list[int], target, corpus=None, max_nodes: int = 24,
+                                threshold: float = 0.1, logits_processor: LogitsProcessor = GreedyProcessor(),
+                                max_gen_len: int = 40, eos_tokens_id: int | list[int] = 1,
+                                pad_token_id: int = 0) -> tuple[list[int], float]:
+    """Speculative decoding drafted by suffix matches, one tree per round; returns
+    ``(ids, mean_accepted)`` as lesson 9's tree loop does (the generated ids, prompt
+    excluded; the nodes accepted per round, a round being one target forward after the
+    prefill; 0.0 when no round ran).
+
+    ``corpus``: an index built beforehand (``corpus_index()`` for the shipped pair; any
+    object with ``find`` and ``children``), read only, or ``None``.
+
+    - Prefill: one target forward over the prompt (a ``DynamicCache``) samples the first
+      token; stop there if it is an end token. The text's own index is a ``SuffixIndex``
+      of the prompt and that token.
+    - A round, ``end`` tokens so far: the tree may be ``k = min(max_nodes, tokens still
+      allowed − 1)`` deep. Grow ``speculation_tree`` from the text's index and from the
+      corpus (each given the last ``MAX_MATCH`` tokens, ``max_nodes``, ``threshold``,
+      ``max_depth=k``) and keep the one whose scores sum higher (the text's on a tie):
+      that sum is the number of tokens it expects to be accepted.
+    - ONE target forward over the last token and the ``N`` nodes, with the tree's mask
+      and positions (``tree_layout``, then ``tree_attention(end, mask, depths, end − 1,
+      dtype)``), gives p ``[N + 1, V]`` (``logits_processor``); an empty tree is a plain
+      step over the last token.
+    - ``walk_deterministic_tree(p, parents, tokens)`` (the nodes are chosen, not sampled:
+      point masses) accepts a path of ``n`` nodes and gives the token after them; the
+      round emits those ``n + 1`` tokens; ``settle`` finds the first end token.
+    - Unless generation is over: keep the text and the path in the target's cache
+      (``keep_positions``: row ``x`` sits at position ``end − 1 + x``) and append the
+      emitted tokens to the text's index.
+    - End tokens and ``max_gen_len`` as in lesson 3; everything on ``target.device``.
+    """
+    # BEGIN SOLUTION
+    device, processor = target.device, logits_processor
+    prompt_len, total_len = len(inputs), len(inputs) + max_gen_len
+    if max_gen_len <= 0:
+        return [], 0.0
+    ids = torch.full((1, total_len + max_nodes), pad_token_id, dtype=torch.long, device=device)
+    ids[0, :prompt_len] = torch.tensor(inputs, dtype=torch.long, device=device)
+    stop_ids = torch.tensor(as_list(eos_tokens_id), dtype=torch.long, device=device)
+    cache = DynamicCache()
+    first = processor.sample(processor(target(ids[:, :prompt_len], cache=cache, use_cache=True).logits[0, -1]))
+    text = list(inputs) + [int(first)]
+    ids[0, prompt_len] = text[-1]
+    end, rounds, accepted = prompt_len + 1, 0, 0
+    if text[-1] in stop_ids.tolist():
+        return text[prompt_len:], 0.0
+    own = SuffixIndex(text)
+    while end < total_len:
+        k = min(max_nodes, total_len - end - 1)
+        trees = [speculation_tree(index, text[-MAX_MATCH:], max_nodes, threshold, k)
+                 for index in (own, corpus) if index is not None]
+        parents, tokens, _ = max(trees, key=lambda tree: sum(tree[2]))  # the first of equal sums
+        count = len(parents)
+        nodes = torch.tensor(tokens, dtype=torch.long, device=device)
+        ids[0, end:end + count] = nodes
+        mask, depths = (t.to(device) for t in tree_layout(parents))
+        attention_mask, position_ids = tree_attention(end, mask, depths, end - 1, target.dtype)
+        logits = target(ids[:, end - 1:end + count], attention_mask=attention_mask, position_ids=position_ids,
+                        cache=cache, use_cache=True).logits
+        path, token = walk_deterministic_tree(processor(logits[0]), parents, nodes)
+        rows = torch.tensor(path, dtype=torch.long, device=device)  # the accepted nodes' rows, 1 + i
+        ids[0, end:end + len(path)] = nodes[rows - 1]
+        ids[0, end + len(path)] = token
+        n, first_stop = settle(ids[0, end:end + len(path) + 1], rows.new_tensor(len(path)), stop_ids)
+        rounds, accepted = rounds + 1, accepted + n
+        emitted = ids[0, end:end + min(n, first_stop) + 1].tolist()
+        text += emitted
+        if first_stop <= n or end + n + 1 >= total_len:  # done: no cache or index to tidy
+            end += len(emitted)
+            break
+        keep_positions(cache, torch.cat([torch.arange(end, device=device), end - 1 + rows]))
+        own.extend(emitted)
+        end += n + 1
+    return text[prompt_len:end], accepted / rounds if rounds else 0.0
+    # LESSON
+    # raise NotImplementedError
+    # END SOLUTION
+
+
+def draft_while_confident(drafter, ids: torch.Tensor, end: int, k: int, processor: LogitsProcessor,
+                          cache: DynamicCache, threshold: float) -> list[torch.Tensor]:
+    """Lesson 3's ``draft`` that stops early: sample at most ``k`` drafts into
+    ``ids[0, end:end + k]``, one drafter forward each (``forward(drafter, ids, end + i,
+    cache, rows=1)``), and return their distributions q, a list of tensors ``[V]``.
+
+    Before sampling draft ``i``, read the drafter's **confidence**: the largest
+    probability of ``q = processor(logits)``, or, under greedy decoding
+    (``processor.is_greedy``: its q is one-hot, always fully confident), of
+    ``logits.softmax(-1)``. If it is below ``threshold``, stop: draft ``i`` is neither
+    sampled nor returned. The decision reads only q, never the token it would draw, so the
+    drafts that are made are still samples of their q and lesson 2's verifier stays exact.
+    """
+    # BEGIN SOLUTION
+    rows = []
+    for i in range(k):
+        logits = forward(drafter, ids, end + i, cache, rows=1)[0]
+        q = processor(logits)
+        confidence = (logits.softmax(-1) if processor.is_greedy else q).max()
+        if confidence < threshold:  # one host sync per draft: the length is decided here
+            break
+        ids[0, end + i] = processor.sample(q)
+        rows.append(q)
+    return rows
+    # LESSON
+    # raise NotImplementedError
+    # END SOLUTION
+
+
+@torch.inference_mode()
+def adaptive_speculative_generate(inputs: list[int], drafter, target, gamma: int = 8, threshold: float = 0.4,
+                                  logits_processor: LogitsProcessor = GreedyProcessor(), max_gen_len: int = 40,
+                                  eos_tokens_id: int | list[int] = 1,
+                                  pad_token_id: int = 0) -> tuple[list[int], float]:
+    """Lesson 4's loop (both models with a ``DynamicCache``, the first token from the
+    target's prefill) with a draft length chosen by the drafter's confidence; returns
+    ``(ids, acceptance_rate)`` as ``speculative_generate`` does (accepted drafts / drafts
+    made, 0.0 when nothing was drafted).
+
+    - A round drafts with ``draft_while_confident`` at most ``k = min(gamma, tokens
+      still allowed − 1)`` tokens: ``m ≤ k`` of them, maybe none.
+    - ONE target forward over what its cache lacks up to the ``m`` drafts gives p
+      ``[m + 1, V]``; ``speculative_sampling(p, q, drafts)`` and ``settle`` decide the
+      round; roll both caches back to the new length minus one.
+    - End tokens and ``max_gen_len`` as in lesson 3.
+    """
+    # BEGIN SOLUTION
+    device, processor = target.device, logits_processor
+    prompt_len, total_len = len(inputs), len(inputs) + max_gen_len
+    if max_gen_len <= 0:
+        return [], 0.0
+    ids = torch.full((1, total_len), pad_token_id, dtype=torch.long, device=device)
+    ids[0, :prompt_len] = torch.tensor(inputs, dtype=torch.long, device=device)
+    stop_ids = torch.tensor(as_list(eos_tokens_id), dtype=torch.long, device=device)
+    drafter_cache, target_cache = DynamicCache(), DynamicCache()
+    ids[0, prompt_len] = processor.sample(processor(forward(target, ids, prompt_len, target_cache, rows=1))[0])
+    end, drafted, accepted = prompt_len + 1, 0, 0
+    if torch.isin(ids[0, end - 1], stop_ids):
+        return ids[0, prompt_len:end].tolist(), 0.0
+    while end < total_len:
+        k = min(gamma, total_len - end - 1)
+        q_rows = draft_while_confident(drafter, ids, end, k, processor, drafter_cache, threshold)
+        m = len(q_rows)
+        p = processor(forward(target, ids, end + m, target_cache, rows=m + 1))  # [m + 1, V]
+        q = torch.stack(q_rows) if q_rows else p[:0]
+        rejected_idx, token = speculative_sampling(p, q, ids[0, end:end + m])
+        ids.index_copy_(1, (end + rejected_idx).view(1), token.view(1, 1))
+        n, first_stop = settle(ids[0, end:end + m + 1], rejected_idx, stop_ids)
+        drafted, accepted = drafted + m, accepted + n
+        end += min(n, first_stop) + 1
+        for cache in (drafter_cache, target_cache):
+            roll_back(cache, end - 1)
+        if first_stop <= n:
+            break
+    return ids[0, prompt_len:end].tolist(), accepted / drafted if drafted else 0.0
+    # LESSON
+    # raise NotImplementedError
+    # END SOLUTION
+
+
+class CorpusIndex:
+    """A suffix array over a fixed text of token ids (the corpus), answering as ``SuffixIndex``.
+
+    tokens ``[n]`` int32; ``order`` ``[n]`` int32, the suffixes' start positions in sorted
+    order (the suffix array). A node is ``(lo, hi, length)``: the suffixes in
+    ``order[lo:hi]`` are those starting with the node's string, of ``length`` tokens;
+    they sit together because the array is sorted, and so do those continued by the same
+    next token. ``find`` searches the length by bisection (a suffix found followed by a
+    token has all its shorter suffixes found too), each length by two binary searches.
+    """
+
+    def __init__(self, tokens: np.ndarray, order: np.ndarray | None = None, progress: bool = False):
+        self.tokens = np.ascontiguousarray(tokens, dtype=np.int32)
+        self.order = suffix_array(self.tokens, progress) if order is None else np.asarray(order, dtype=np.int32)
+        self.size = len(self.tokens)
+        self._text = self.tokens.tolist()  # Python slices compare fastest as lists
+        self._root_children = None
+
+    def __len__(self) -> int:
+        return self.size
+
+    def _range(self, pattern: list[int]) -> tuple[int, int]:
+        """``(lo, hi)``: the suffixes that start with ``pattern``."""
+        text, order, length = self._text, self.order, len(pattern)
+        lo, hi = 0, self.size
+        while lo < hi:  # the first suffix >= pattern
+            mid = (lo + hi) // 2
+            start = int(order[mid])
+            if text[start:start + length] < pattern:
+                lo = mid + 1
+            else:
+                hi = mid
+        first, hi = lo, self.size
+        while lo < hi:  # the first suffix that does not start with pattern
+            mid = (lo + hi) // 2
+            start = int(order[mid])
+            if text[start:start + length] <= pattern:
+                lo = mid + 1
+            else:
+                hi = mid
+        return first, lo
+
+    def _followed(self, pattern: list[int]) -> tuple[int, int]:
+        """``_range`` without the one suffix that is the pattern alone (the text's end)."""
+        lo, hi = self._range(pattern)
+        if lo < hi and int(self.order[lo]) + len(pattern) == self.size:
+            lo += 1
+        return lo, hi
+
+    def find(self, context: Sequence[int]) -> tuple[int, tuple[int, int, int]]:
+        context = [int(t) for t in context]
+        best, node, low, high = 0, (0, self.size, 0), 1, len(context)
+        while low <= high:
+            length = (low + high) // 2
+            lo, hi = self._followed(context[len(context) - length:])
+            if lo < hi:
+                best, node, low = length, (lo, hi, length), length + 1
+            else:
+                high = length - 1
+        return best, node
+
+    def children(self, node: tuple[int, int, int]) -> dict[int, tuple[int, tuple[int, int, int]]]:
+        lo, hi, length = node
+        if length == 0 and self._root_children is not None:
+            return self._root_children
+        starts = self.order[lo:hi].astype(np.int64) + length
+        skip = int(len(starts) > 0 and starts[0] >= self.size)  # the text's end: nothing follows
+        following = self.tokens[starts[skip:]]  # sorted: the suffixes agree on `length` tokens
+        values, firsts, counts = np.unique(following, return_index=True, return_counts=True)
+        kids = {int(v): (int(c), (lo + skip + int(f), lo + skip + int(f) + int(c), length + 1))
+                for v, f, c in zip(values, firsts, counts)}
+        if length == 0:
+            self._root_children = kids
+        return kids
+
+    def match(self, context: Sequence[int]) -> tuple[int, dict[int, int]]:
+        length, node = self.find(context)
+        return length, {token: count for token, (count, _) in self.children(node).items()}
+
+
+def suffix_array(tokens: np.ndarray, progress: bool = False) -> np.ndarray:
+    """The start positions of ``tokens``' suffixes in sorted order, ``[n]`` int32, by prefix
+    doubling: sort by the first ``2h`` tokens using the ranks of the first ``h`` (a shorter
+    suffix sorts before the longer ones it begins). O(n log n) numpy work per doubling."""
+    from tqdm.auto import tqdm
+
+    n = len(tokens)
+    rank = tokens.astype(np.int64)
+    order = np.argsort(rank, kind="stable")
+    h, bar = 1, tqdm(desc="suffix array (doublings)", disable=not progress, unit=" doublings")
+    while n:
+        second = np.full(n, -1, dtype=np.int64)
+        second[:n - h] = rank[h:]
+        order = np.lexsort((second, rank))
+        first, later = rank[order], second[order]
+        new = np.empty(n, dtype=np.int64)
+        new[order] = np.cumsum(np.concatenate([[0], (first[1:] != first[:-1]) | (later[1:] != later[:-1])]))
+        rank, h = new, 2 * h
+        bar.update()
+        if rank.max() == n - 1 or h >= n:
+            break
+    bar.close()
+    return order.astype(np.int32)
+
+
+def cache_dir() -> Path:
+    """Where built indexes are kept: ``$XDG_CACHE_HOME`` (or ``~/.cache``)/speculative-decoding-course/suffix."""
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "speculative-decoding-course" / "suffix"
+
+
+def corpus_index(tokenizer=None, files: list[Path] | None = None, progress: bool = True) -> CorpusIndex:
+    """The suffix array of the corpus the shipped pair was trained on (grader/models/corpus.py's
+    training files), tokenised by ``tokenizer`` (by default the shipped one). Built once
+    (a minute of CPU: tokenising and sorting 3 million tokens, with a progress bar) and
+    kept under ``cache_dir()``, in a file named by a hash of the files' contents and the
+    tokenizer's vocabulary: a changed corpus or tokenizer builds a new one."""
+    from grader.models import SHIPPED_TARGET
+    from grader.models.corpus import corpus_files, encode, read
+
+    if tokenizer is None:
+        from transformers import AutoTokenizer
+        tokenizer = AutoTokenizer.from_pretrained(SHIPPED_TARGET, local_files_only=True)
+    files = corpus_files()[0] if files is None else files
+    digest = hashlib.sha256(tokenizer.backend_tokenizer.to_str().encode())
+    for path in files:
+        digest.update(path.name.encode() + b"\0" + read(path).encode() + b"\0")
+    path = cache_dir() / f"corpus-{digest.hexdigest()[:16]}.npz"
+    if path.is_file():
+        saved = np.load(path)
+        return CorpusIndex(saved["tokens"], saved["order"])
+    tokens = encode(files, tokenizer).numpy()
+    index = CorpusIndex(tokens, progress=progress)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".partial.npz")
+    np.savez(partial, tokens=index.tokens, order=index.order)
+    partial.replace(path)  # a build stopped halfway leaves no file that looks complete
+    return index
