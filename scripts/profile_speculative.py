@@ -16,7 +16,7 @@ from torch.profiler import ProfilerActivity, profile  # noqa: E402
 from transformers import AutoTokenizer  # noqa: E402
 
 from grader.models import synthetic  # noqa: E402
-from grader.bench.command import DTYPES  # noqa: E402
+from grader.bench.measure import DTYPES  # noqa: E402
 from grader.models import SHIPPED_TARGET  # noqa: E402
 from grader.models.corpus import held_out_prompts  # noqa: E402
 from solutions.sampling import GreedyProcessor  # noqa: E402

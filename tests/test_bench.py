@@ -261,6 +261,37 @@ def test_head_alpha_along_reads_for_each_generated_token_the_pairs_before_it():
     assert eagle_rows.head_alpha_along(setup, eagle, head, [text]) == pytest.approx(sum(values) / len(values))
 
 
+def bench_options(*argv: str):
+    from grader import cli
+    from grader.bench.command import BenchOptions
+
+    return BenchOptions.parsed(cli.build_parser().parse_args(["bench", *argv]))
+
+
+def test_an_explicit_size_wins_over_quick():
+    """--quick sets the sizes not given; --repeats, --prompts, --new-tokens and --fast given win."""
+    from grader.bench import NEW_TOKENS, PROMPTS, QUICK_NEW_TOKENS, QUICK_PROMPTS
+    from grader.bench.command import QUICK_REPEATS, REPEATS, Sizes
+
+    assert bench_options().sizes == Sizes(PROMPTS, NEW_TOKENS, REPEATS, 2, True)
+    assert bench_options("--quick").sizes == Sizes(QUICK_PROMPTS, QUICK_NEW_TOKENS, QUICK_REPEATS, 1, False)
+    assert bench_options("--quick", "--repeats", "7", "--prompts", "3", "--fast").sizes == Sizes(
+        3, QUICK_NEW_TOKENS, 7, 1, True)
+    assert bench_options("--gammas", "2-4").gammas == [2, 3, 4] and bench_options("--gammas", "4,2").gammas == [4, 2]
+
+
+@pytest.mark.parametrize("flag, value, expected", [
+    ("--gammas", "0-3", "expected γ values of at least 1"), ("--gammas", "3-1", "expected γ values of at least 1"),
+    ("--gammas", "a,b", "expected γ values of at least 1"), ("--repeats", "0", "expected a whole number of at least 1"),
+    ("--prompts", "2.5", "expected a whole number of at least 1"), ("--threads", "-1", "expected a whole number"),
+])
+def test_a_bad_bench_value_names_its_flag_and_what_was_expected(flag, value, expected, capsys):
+    with pytest.raises(SystemExit) as usage:
+        bench_options(f"{flag}={value}")
+    err = capsys.readouterr().err
+    assert usage.value.code == 2 and f"argument {flag}: {expected}" in err and repr(value) in err
+
+
 @pytest.mark.parametrize("value", ["0,2", "1,x", "", "-4"])
 def test_bench_batch_rejects_a_bad_list_as_a_usage_error(value):
     result = run_grader("bench", f"--batch={value}")

@@ -12,9 +12,9 @@ from grader.decider import sandbox
 from tests.conftest import ROOT, run_grader
 
 SHARED = {"exercises", "verdict", "wire", "implementation", "sources"}
-FRONTS = {"__init__", "__main__", "cli", "notebook", "grade", "gradebook", "progress"}
+FRONTS = {"__init__", "__main__", "cli", "commands", "notebook", "grade", "gradebook", "progress"}
 CORE = ("checks", "judges", "oracle", "decider", "runner", "observers", "models", *sorted(SHARED))  # grading
-TOOLS = ("bench", "audit", "studies")  # measuring, the audit, the studies: products beside grading
+TOOLS = ("bench", "figures", "audit", "studies")  # measuring, drawing, the audit, the studies: beside grading
 ALLOWED = {  # part -> the grader's parts and course packages it may import
     "oracle": set(),  # exact laws from their inputs alone: no reference code
     "observers": set(),
@@ -30,14 +30,17 @@ ALLOWED = {  # part -> the grader's parts and course packages it may import
     "decider": {"checks", "exercises", "observers", "sources", "verdict", "wire"},
     "runner": {"checks", "exercises", "implementation", "observers", "sources", "wire"},
     "meanwhile": {"exercises"},
-    "release": {"decider", "exercises", "implementation", "sources"},  # lessons/ and the public reference written from the
+    "arguments": {"exercises", "implementation"},  # the command line's value parsers and usage error
+    "release": {"arguments", "decider", "exercises", "implementation", "sources"},  # lessons/ and the public reference written from the
     # reference's files, never importing them (the public one stubbed as the decider stubs a grading runner's)
-    "bench": {"implementation", "models", "observers", "solutions"},
-    "audit": {"checks", "implementation", "models", "oracle", "solutions"},
+    "bench": {"arguments", "figures", "implementation", "meanwhile", "models", "observers", "solutions"},
+    "figures": {"observers", "solutions"},  # drawing what the bench and the observers measured
+    "audit": {"arguments", "checks", "implementation", "models", "oracle", "solutions"},
     "studies": {"bench", "checks", "decider", "exercises", "implementation", "models", "observers", "oracle",
                 "runner", "solutions", "verdict"},  # the grader's studies of itself, never part of grading
-    **{front: {"audit", "bench", "checks", "decider", "exercises", "implementation", "meanwhile", "models",
-               "observers", "progress", "grade", "gradebook", "notebook", "cli", "release", "sources", "verdict"}
+    **{front: {"arguments", "audit", "bench", "checks", "commands", "decider", "exercises", "implementation",
+               "meanwhile", "models", "observers", "progress", "grade", "gradebook", "notebook", "cli", "release",
+               "sources", "verdict"}
        for front in FRONTS},
 }
 

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from grader import exercises
-from grader.bench import round_colours
+from grader.figures import round_colours
 from grader.checks import ngram as check_ngram
 from grader.checks.loop_properties import NO_EOS
 from grader.judges.ngram import ANSWERS, reference_storage

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from grader import exercises
-from grader.cli import AUTOGRADERS
+from grader.commands.listing import AUTOGRADERS
 from grader.gradebook import SANDBOXED, UNSANDBOXED
 from grader.release import autograder, course, gradescope, public, student
 from grader.release import lessons as release

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from grader import exercises
-from grader.bench import round_colours
+from grader.figures import round_colours
 from grader.checks.loop_properties import NO_EOS, models
 from grader.models import SHIPPED_TARGET, load_pair
 from grader.observers import trace

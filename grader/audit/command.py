@@ -1,8 +1,10 @@
 """`grader audit SAMPLER`: draw texts from a speculative sampler and test that they follow the
 target's law, with the power of the draws made stated beside the verdict."""
+import argparse
 import sys
 from pathlib import Path
 
+from grader.arguments import positive_int
 from grader.audit import BUILT_IN, LOOPS
 
 DEFAULT_TEXTS = 96
@@ -12,8 +14,16 @@ PROMPTS = 8
 PROMPT_LENGTH = 32
 
 
-def add_arguments(parser) -> None:
-    parser.add_argument("sampler", metavar="SAMPLER",
+def sampler(text: str) -> str:
+    """SAMPLER: a built-in sampler's name or an adapter file that exists."""
+    if text not in BUILT_IN and not Path(text).is_file():
+        raise argparse.ArgumentTypeError(f"no adapter file at {text!r}; expected one of {', '.join(BUILT_IN)} "
+                                         "or a .py file defining make_adapter(target, drafter, settings, new_tokens)")
+    return text
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("sampler", metavar="SAMPLER", type=sampler,
                         help="hf-assisted, prompt-lookup, lessons (the course's loops, see --loop and "
                              "--impl) or a .py file defining make_adapter(target, drafter, settings, new_tokens)")
     parser.add_argument("--pair", choices=["shipped", "tiny"], default="shipped",
@@ -25,14 +35,14 @@ def add_arguments(parser) -> None:
     parser.add_argument("--loop", choices=list(LOOPS), default="speculative_generate",
                         help="which of the course's loops `lessons` audits (the eagle loops draft with the "
                              "target's feature head: the shipped one, or on --pair tiny the checks' tiny one)")
-    parser.add_argument("--texts", type=int, default=None,
+    parser.add_argument("--texts", type=positive_int, default=None,
                         help=f"texts drawn (shipped pair; default {DEFAULT_TEXTS}, {QUICK_TEXTS} with --quick)")
     parser.add_argument("--quick", action="store_true",
                         help=f"{QUICK_TEXTS} texts instead of {DEFAULT_TEXTS}: an answer in under a minute, "
                              "with a weaker power (stated in the report)")
-    parser.add_argument("--new-tokens", type=int, default=DEFAULT_NEW_TOKENS, help="tokens per text")
-    parser.add_argument("--draws", type=int, default=None, help="texts per case on the tiny pair")
-    parser.add_argument("--gamma", type=int, default=4, help="drafts per round")
+    parser.add_argument("--new-tokens", type=positive_int, default=DEFAULT_NEW_TOKENS, help="tokens per text")
+    parser.add_argument("--draws", type=positive_int, default=None, help="texts per case on the tiny pair")
+    parser.add_argument("--gamma", type=positive_int, default=4, help="drafts per round")
     parser.add_argument("--temperature", type=float, default=0.8)
     parser.add_argument("--top-k", type=int, default=None)
     parser.add_argument("--top-p", type=float, default=0.95)
@@ -41,23 +51,19 @@ def add_arguments(parser) -> None:
                         help="write the figure (the u's histogram, every test's p-value) to PATH")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--threads", type=int, default=None, help="torch threads")
+    parser.add_argument("--threads", type=positive_int, default=None, help="torch threads")
 
 
-def run(parser, args) -> int:
+def run(args: argparse.Namespace) -> int:
+    """Audit ``args.sampler``: 0 when no test rejects its law, 1 when one does, 2 when it cannot be run."""
     import torch
 
     from grader.audit import adapters
 
     if args.threads:
         torch.set_num_threads(args.threads)
-    if args.texts is None:
+    if args.texts is None:  # an explicit --texts wins over --quick's
         args.texts = QUICK_TEXTS if args.quick else DEFAULT_TEXTS
-    if min(args.texts, args.new_tokens, args.gamma) < 1 or (args.draws is not None and args.draws < 1):
-        parser.error("--texts, --new-tokens, --draws and --gamma must be positive")
-    if args.sampler not in BUILT_IN and not Path(args.sampler).is_file():
-        parser.error(f"no adapter file at {args.sampler!r}; expected one of {', '.join(BUILT_IN)} "
-                     "or a .py file defining make_adapter(target, drafter, settings, new_tokens)")
     try:
         settings = adapters.Sampling(args.temperature, args.top_k, args.top_p)
         if args.pair == "tiny":

@@ -1,27 +1,105 @@
-"""The `grader bench` command: build the pair and prompts, run the bench, print, plot."""
-import json
-import sys
-import time
+"""`grader bench`'s command line: its flags, each value parsed where it is read, and the
+``BenchOptions`` they resolve to (grader/bench/measure.py runs them; torch is imported there,
+so that parsing any `grader` command line loads none of it).
+
+``--quick`` sets smaller sizes; a size given explicitly (``--prompts``, ``--new-tokens``,
+``--repeats``, ``--fast``) wins over it.
+"""
+import argparse
 from dataclasses import dataclass
-from typing import NamedTuple
 
-import torch
+from grader.arguments import UsageError, positive_int
+from grader.bench import NEW_TOKENS, PROMPTS, QUICK_NEW_TOKENS, QUICK_PROMPTS
+from grader.bench.timing import DEFAULT_THREADS
 
-from grader import implementation
-from grader.bench import NEW_TOKENS, PROMPTS, QUICK_NEW_TOKENS, QUICK_PROMPTS, batches, eagle_rows, speedup, tree_shapes
-from grader.bench.results import BenchResult, Comparison, Conditions, FastResult
-from grader.bench.timing import Phases, set_threads
-from grader.models import SHIPPED_DRAFTER, SHIPPED_TARGET, default_device, load_model, synthetic
-from grader.models.corpus import held_out_prompts
-
-DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+REPEATS, QUICK_REPEATS = 5, 2  # timed repetitions of the methods, the trees and the batches
+SWEEP_REPEATS, QUICK_SWEEP_REPEATS = 2, 1  # timed repetitions of the γ sweep
 
 
-def parse_gammas(text: str) -> list[int]:
-    if "-" in text:
-        low, high = text.split("-")
-        return list(range(int(low), int(high) + 1))
-    return [int(g) for g in text.split(",")]
+def gammas(text: str) -> list[int]:
+    """``--gammas``: a range ``LOW-HIGH`` or a comma list, each γ at least 1, e.g. 1-8 or 2,4."""
+    try:
+        if "-" in text:
+            low, high = (int(end) for end in text.split("-"))
+            values = list(range(low, high + 1))
+        else:
+            values = [int(g) for g in text.split(",")]
+    except ValueError:
+        values = []
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"expected γ values of at least 1 as a range or a comma list, "
+                                         f"such as 1-8 or 2,4; got {text!r}")
+    return values
+
+
+def batch_sizes(text: str) -> list[int]:
+    """``--batch``: a comma list of positive ints, returned sorted without repeats."""
+    try:
+        sizes = sorted({int(size) for size in text.split(",")})
+    except ValueError:
+        sizes = []
+    if not sizes or sizes[0] < 1:
+        raise argparse.ArgumentTypeError(f"expected a comma list of batch sizes of at least 1, "
+                                         f"such as 1,2,4,8; got {text!r}")
+    return sizes
+
+
+def add_threads_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--threads", type=positive_int, default=DEFAULT_THREADS,
+                        help=f"torch threads while timing (default {DEFAULT_THREADS}: the fastest "
+                             "for these model sizes on a CPU)")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--pair", choices=["synthetic", "shipped"], default="synthetic",
+                        help="synthetic: the built benchmark pair (default); shipped: the trained one")
+    parser.add_argument("--target", help="a local directory or hub id (overrides --pair)")
+    parser.add_argument("--drafter", help="a local directory or hub id (with --target)")
+    parser.add_argument("--layers", type=positive_int, default=24, help="synthetic target depth")
+    parser.add_argument("--hidden", type=positive_int, default=384, help="synthetic width")
+    parser.add_argument("--divergence", type=float, default=0.01,
+                        help="synthetic: scale of the later layers' output projections (sets α)")
+    parser.add_argument("--device", default=None, help="cpu or cuda (default: cuda if available)")
+    parser.add_argument("--dtype", choices=["float32", "bfloat16", "float16"], default="float32")
+    parser.add_argument("--prompts", type=positive_int, default=None,
+                        help=f"held-out prompts (default {PROMPTS}; {QUICK_PROMPTS} with --quick)")
+    parser.add_argument("--new-tokens", type=positive_int, default=None,
+                        help=f"tokens generated per prompt (default {NEW_TOKENS}; {QUICK_NEW_TOKENS} with --quick)")
+    parser.add_argument("--gammas", type=gammas, default="1-8", help="γ values to sweep, e.g. 1-8 or 2,4")
+    parser.add_argument("--repeats", type=positive_int, default=None,
+                        help=f"interleaved timed repetitions of the methods (default {REPEATS}; "
+                             f"{QUICK_REPEATS} with --quick, unless given)")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"within 3 minutes on a 2-core CPU: {QUICK_PROMPTS} prompts x {QUICK_NEW_TOKENS} "
+                             f"tokens, {QUICK_REPEATS} timed repetitions of the methods and {QUICK_SWEEP_REPEATS} "
+                             "of the γ sweep, and lesson 7's fast loops only with --fast (compiling them from an "
+                             "empty cache takes about 100 s); each size given explicitly wins over --quick's. Its "
+                             "speedups run lower than the full bench's: a shorter text shares its prompt's "
+                             "forward among fewer tokens, and its last rounds, cut short by the length limit, "
+                             "weigh more")
+    parser.add_argument("--sampling", action="store_true", help="sample at T = 1 instead of greedy")
+    parser.add_argument("--no-hf", action="store_true", help="skip HF assisted generation")
+    parser.add_argument("--fast", action=argparse.BooleanOptionalAction, default=None,
+                        help="time lesson 7's fast loops (static caches, compiled steps) too: the default "
+                             "except under --quick. Their graphs stay in inductor's on-disk cache, so a later "
+                             "run at the same γ (see --fast-gamma) compiles in seconds")
+    parser.add_argument("--no-compile", action="store_true",
+                        help="run lesson 7's fast loops eagerly (no compile time)")
+    parser.add_argument("--fast-gamma", type=positive_int, default=None,
+                        help="γ of the fast speculative loop (default: the eager sweep's best; "
+                             "each γ compiles its own verification step)")
+    parser.add_argument("--trees", action="store_true",
+                        help="also time lesson 9's token trees against chains of as many drafts")
+    parser.add_argument("--eagle", action="store_true",
+                        help="also time lesson 11's feature head (the shipped one; the shipped pair only): its "
+                             "chain and its dynamic tree beside the drafter's chain")
+    parser.add_argument("--batch", type=batch_sizes, default=None, metavar="B,B,…",
+                        help="also time lesson 8's batched speculative decoding against batched "
+                             "autoregressive decoding at these batch sizes, e.g. 1,2,4,8,16,32")
+    parser.add_argument("--impl", default="solutions", help="whose generate functions to time")
+    parser.add_argument("--plot", metavar="PATH", default=None, help="write the γ-sweep plot to PATH")
+    parser.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    add_threads_argument(parser)
 
 
 @dataclass(frozen=True)
@@ -34,197 +112,59 @@ class Sizes:
     fast: bool  # lesson 7's loops timed too
 
 
-def resolve_sizes(quick: bool, prompts: int | None, new_tokens: int | None, repeats: int, fast: bool | None) -> Sizes:
+def resolve_sizes(quick: bool, prompts: int | None, new_tokens: int | None, repeats: int | None,
+                  fast: bool | None) -> Sizes:
     """The sizes asked for; those not given (None) are the full bench's, or --quick's."""
-    return Sizes(prompts=(QUICK_PROMPTS if quick else PROMPTS) if prompts is None else prompts,
-                 new_tokens=(QUICK_NEW_TOKENS if quick else NEW_TOKENS) if new_tokens is None else new_tokens,
-                 repeats=2 if quick else repeats, sweep_repeats=1 if quick else 2,
-                 fast=not quick if fast is None else fast)
+    def given(value, full, quick_value):
+        return (quick_value if quick else full) if value is None else value
+
+    return Sizes(prompts=given(prompts, PROMPTS, QUICK_PROMPTS), new_tokens=given(new_tokens, NEW_TOKENS, QUICK_NEW_TOKENS),
+                 repeats=given(repeats, REPEATS, QUICK_REPEATS),
+                 sweep_repeats=QUICK_SWEEP_REPEATS if quick else SWEEP_REPEATS, fast=given(fast, True, False))
 
 
-class Pair(NamedTuple):
-    target: object
-    drafter: object
-    tokenizer_source: str
-    target_name: str  # as the report prints them
-    drafter_name: str | None  # None: the target drafts for itself (--target without --drafter)
+@dataclass(frozen=True)
+class BenchOptions:
+    """What one `grader bench` run measures, its command line parsed and its sizes resolved."""
+    pair: str  # "synthetic" or "shipped", unless target names a model
+    target: str | None
+    drafter: str | None
+    synthetic_shape: tuple[int, int, float]  # the synthetic pair's (layers, hidden, divergence)
+    device: str | None  # None: cuda where there is one, else cpu
+    dtype: str  # a key of measure.DTYPES
+    gammas: list[int]
+    sizes: Sizes
+    quick: bool
+    sampling: bool  # T = 1 instead of greedy
+    hf: bool  # HF assisted generation timed too
+    compile: bool  # lesson 7's steps compiled (else eager)
+    fast_gamma: int | None
+    trees: bool
+    eagle: bool
+    batch: list[int] | None
+    impl: str
+    plot: str | None
+    json: bool
+    threads: int
+
+    @classmethod
+    def parsed(cls, args: argparse.Namespace) -> "BenchOptions":
+        """The options of ``args`` as parsed by ``add_arguments``; UsageError where they cannot run together."""
+        if args.eagle and (args.pair != "shipped" or args.target):
+            raise UsageError("--eagle needs --pair shipped (and no --target): the shipped feature head drafts "
+                             "for the shipped target only")
+        return cls(pair=args.pair, target=args.target, drafter=args.drafter,
+                   synthetic_shape=(args.layers, args.hidden, args.divergence), device=args.device, dtype=args.dtype,
+                   gammas=args.gammas, sizes=resolve_sizes(args.quick, args.prompts, args.new_tokens, args.repeats,
+                                                           args.fast),
+                   quick=args.quick, sampling=args.sampling, hf=not args.no_hf, compile=not args.no_compile,
+                   fast_gamma=args.fast_gamma, trees=args.trees, eagle=args.eagle, batch=args.batch, impl=args.impl,
+                   plot=args.plot, json=args.json, threads=args.threads)
 
 
-def load_pair(pair: str, target: str | None, drafter: str | None, synthetic_shape: tuple[int, int, float],
-              device: str, dtype: torch.dtype) -> Pair:
-    """``target`` (and ``drafter``, else the target again) when named; else the ``pair``:
-    "shipped", or "synthetic" of ``synthetic_shape`` = (layers, hidden, divergence)."""
-    if target:
-        return Pair(load_model(target, device, dtype), load_model(drafter or target, device, dtype), target,
-                    target, drafter)
-    if pair == "shipped":
-        return Pair(load_model(SHIPPED_TARGET, device, dtype), load_model(SHIPPED_DRAFTER, device, dtype),
-                    SHIPPED_TARGET, "shipped target", "shipped drafter")
-    layers, hidden, divergence = synthetic_shape
-    return Pair(*synthetic.synthetic_pair(layers, hidden, divergence, device=device, dtype=dtype), SHIPPED_TARGET,
-                f"synthetic {layers}x{hidden} (divergence {divergence})", "its first layer")
+def run(options: argparse.Namespace) -> int:
+    bench = BenchOptions.parsed(options)
+    # torch and transformers are imported here, once the command line is good
+    from grader.bench import measure
 
-
-def build_setup(pair: Pair, impl: str, prompts: int, new_tokens: int, sampling: bool, device: str,
-                fast: speedup.FastLoops | None) -> speedup.Setup:
-    """``impl``'s generate functions on ``pair``, over ``prompts`` held-out prompts."""
-    from transformers import AutoTokenizer
-
-    tokenizer = AutoTokenizer.from_pretrained(pair.tokenizer_source)
-    processors = implementation.load(impl, "sampling")
-    processor = processors.MultinomialProcessor(temperature=1.0) if sampling else processors.GreedyProcessor()
-    return speedup.Setup(pair.target, pair.drafter, held_out_prompts(tokenizer, prompts), new_tokens, processor,
-                         implementation.load(impl, "autoregressive").autoregressive_generate,
-                         implementation.load(impl, "speculative").speculative_generate, device, fast)
-
-
-def fast_loops(impl: str, compile: bool, gamma: int | None) -> speedup.FastLoops:
-    loops = implementation.load(impl, "fast")
-    return speedup.FastLoops(loops.fast_speculative_generate, loops.fast_autoregressive_generate, compile, gamma)
-
-
-def run(args, started: float) -> int:
-    """The bench; ``started``: the ``time.monotonic()`` of the command's start, before its imports."""
-    startup = time.monotonic() - started
-    print(f"bench: start-up (Python, torch, transformers) took {startup:.1f} s", file=sys.stderr)
-    threads = set_threads(args.threads)
-    sizes = resolve_sizes(args.quick, args.prompts, args.new_tokens, args.repeats, args.fast)
-    torch.manual_seed(0)
-    trees = batch_report = eagle = None
-    with Phases("bench") as phases:
-        with phases("setup"):
-            device = args.device or default_device()
-            pair = load_pair(args.pair, args.target, args.drafter, (args.layers, args.hidden, args.divergence),
-                             device, DTYPES[args.dtype])
-            fast = fast_loops(args.impl, not args.no_compile, args.fast_gamma) if sizes.fast else None
-            setup = build_setup(pair, args.impl, sizes.prompts, sizes.new_tokens, args.sampling, device, fast)
-        comparison = speedup.run_bench(setup, parse_gammas(args.gammas), sizes.repeats, sizes.sweep_repeats,
-                                       not args.no_hf, phases)
-        if args.trees:
-            with phases("trees"):
-                trees = tree_shapes.run_trees(setup, implementation.load(args.impl, "trees").tree_speculative_generate,
-                                              sizes.repeats)
-        if args.batch:  # at the γ the sweep found best at batch 1
-            with phases("batches"):
-                batch_report = batches.run_batches(
-                    setup, implementation.load(args.impl, "batched").batched_speculative_generate, args.batch,
-                    comparison.gamma, sizes.repeats)
-        if args.eagle:  # the head's loops beside the drafter's chain at that γ
-            with phases("feature head"):
-                eagle = eagle_rows.run_eagle(setup, implementation.load(args.impl, "eagle"), comparison.gamma,
-                                             comparison.alpha, comparison.cost_ratio_c, sizes.repeats)
-    result = BenchResult(comparison, conditions(setup, pair, threads, args.quick, startup, phases),
-                         trees, batch_report, eagle)
-    print_report(result)
-    if trees is not None:
-        tree_shapes.print_trees(trees)
-    if batch_report is not None:
-        batches.print_batches(batch_report)
-    if eagle is not None:
-        eagle_rows.print_eagle(eagle, comparison.alpha, comparison.cost_ratio_c)
-    print(f"\nstart-up (Python, torch, transformers) {startup:.1f} s, then:")
-    print(phases.table())
-    if args.plot:
-        plot_sweep(comparison, result.conditions.target, args.plot)
-        print(f"γ sweep plot: {args.plot}")
-    if args.json:
-        print(json.dumps(result.to_json()))
-    return 0
-
-
-def conditions(setup: speedup.Setup, pair: Pair, threads: int, quick: bool, startup: float,
-               phases: Phases) -> Conditions:
-    """What ``setup`` timed on which device, and the load each of ``phases`` ran under."""
-    cuda = torch.cuda.is_available() and str(setup.device).startswith("cuda")
-    return Conditions(device=str(setup.device), processor=repr(setup.processor), target=pair.target_name,
-                      drafter=pair.drafter_name, prompts=len(setup.prompts), new_tokens=setup.new_tokens,
-                      torch_threads=threads, quick=quick, startup_seconds=startup, phases=phases.report(),
-                      load=phases.whole.report(), warning=phases.warning(),
-                      device_name=torch.cuda.get_device_name() if cuda else None)
-
-
-def print_report(result: BenchResult) -> None:
-    run, bench = result.conditions, result.comparison
-    print(f"target: {run.target}; drafter: {run.drafter}; device {run.device} ({run.torch_threads} torch threads); "
-          f"{run.processor}; {run.prompts} prompts x {run.new_tokens} new tokens")
-    print(f"α (Σ min(p, q) along the text) = {bench.alpha:.3f}; cost ratio c = {bench.cost_ratio_c:.3f}; "
-          f"best γ = {bench.gamma}")
-    print(f"\n{'method':<28} {'tokens/s':>9} {'seconds':>8}")
-    for method, seconds in bench.seconds.items():
-        print(f"{method:<28} {bench.tokens_per_second[method]:>9.1f} {seconds:>8.2f}")
-    print(f"\n{'γ':>2} {'speedup':>8} {'theory':>7} {'tokens/call':>12} {'theory':>7} {'cut':>6} {'along':>6} {'accept':>7}")
-    for gamma, row in bench.sweep.items():
-        print(f"{gamma:>2} {row.speedup_vs_autoregressive:>7.2f}x {row.theory_speedup:>6.2f}x "
-              f"{row.tokens_per_target_call:>12.2f} {row.theory_tokens_per_target_call:>7.2f} "
-              f"{row.length_limited_theory_tokens_per_target_call:>6.2f} "
-              f"{row.predicted_tokens_per_target_call:>6.2f} {row.acceptance_rate:>7.3f}")
-    print("(tokens/call theory: one α for every position, every round drafts γ; cut: one α, rounds cut "
-          "short by the length limit; along: the α of each position, rounds cut)")
-    breakdown = bench.time_breakdown
-    print(f"\nwhere the time goes (speculative γ={bench.gamma}, all prompts, {breakdown.total:.2f} s):")
-    for part, seconds in breakdown.parts().items():
-        print(f"  {part:<44} {seconds:>7.2f} s {100 * seconds / breakdown.total:>5.1f}%")
-    print(f"  one verification forward ({bench.gamma + 1} tokens) costs "
-          f"{bench.verification_step_ratio:.2f}x a decode step ({bench.target_step_ms:.1f} ms); "
-          "the theory assumes 1x")
-    hf = bench.speedup_vs_hf_assisted
-    print(f"\nspeculative γ={bench.gamma}: {bench.speedup_vs_autoregressive:.2f}x autoregressive"
-          + (f", {hf:.2f}x HF assisted generation (its faster setting)" if hf else ""))
-    if bench.fast:
-        print_fast(bench.fast)
-    elif run.quick:
-        print("lesson 7's fast loops: not timed under --quick (compiling them from an empty cache takes "
-              "about 100 s on a 2-core CPU); add --fast to time them too")
-
-
-def print_fast(fast: FastResult) -> None:
-    how = "compiled" if fast.compiled else "eager (--no-compile)"
-    hf = fast.speedup_vs_hf_assisted
-    print(f"fast speculative γ={fast.gamma} (lesson 7, static caches, {how} steps): "
-          f"{fast.speedup_vs_autoregressive:.2f}x autoregressive, "
-          f"{fast.speedup_vs_fast_autoregressive:.2f}x the fast baseline"
-          + (f", {hf:.2f}x HF assisted generation" if hf else "")
-          + f"; compiling took {fast.compile_seconds:.1f} s (not in tokens/s)"
-          + (f" with a {fast.compile_cache} compile cache ({fast.graphs_from_cache} graphs from "
-             f"inductor's on-disk cache, {fast.graphs_compiled} compiled)" if fast.compile_cache else ""))
-    print(f"fast decode step {fast.target_step_ms:.2f} ms (sampling included) against a floor of "
-          f"{fast.floor_step_ms:.2f} ms (weights and KV read once at the measured "
-          f"{fast.memory_bandwidth_gb_s:.1f} GB/s): {fast.target_step_ms / fast.floor_step_ms:.1f}x")
-    print(f"fast drafter step {fast.drafter_step_ms:.2f} ms, c = {fast.cost_ratio_c:.3f}: in theory "
-          f"{fast.theory_speedup_vs_fast_autoregressive:.2f}x the fast baseline at γ={fast.gamma} "
-          f"(measured {fast.speedup_vs_fast_autoregressive:.2f}x); the theory's best γ is "
-          f"{fast.theory_best_gamma}")
-
-
-def plot_sweep(bench: Comparison, target: str, path: str) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig = sweep_figure(bench, target)
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-
-
-def sweep_figure(bench: Comparison, target: str):
-    """Measured speedup and tokens per target call against γ, each beside its theory; the
-    title names the ``target`` model."""
-    import matplotlib.pyplot as plt
-
-    gammas = list(bench.sweep)
-    rows = list(bench.sweep.values())
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    left.plot(gammas, [r.speedup_vs_autoregressive for r in rows], "o-", label="measured")
-    left.plot(gammas, [r.theory_speedup for r in rows], "--", label="theory")
-    left.set(xlabel="γ (drafts per round)", ylabel="speedup over autoregressive", title="Speedup")
-    right.plot(gammas, [r.tokens_per_target_call for r in rows], "o-", label="measured")
-    right.plot(gammas, [r.theory_tokens_per_target_call for r in rows], "--", label="theory")
-    right.plot(gammas, [r.length_limited_theory_tokens_per_target_call for r in rows], ":",
-               label="theory, last rounds cut by the length limit")
-    right.set(xlabel="γ (drafts per round)", ylabel="tokens per target call", title="Tokens per target call")
-    for ax in (left, right):
-        ax.legend()
-        ax.grid(alpha=0.3)
-    fig.suptitle(f"{target}, α = {bench.alpha:.2f}, c = {bench.cost_ratio_c:.2f}")
-    fig.tight_layout()
-    return fig
+    return measure.run(bench, options.started)

@@ -17,6 +17,7 @@ import zipfile
 from pathlib import Path
 
 from grader import exercises
+from grader.arguments import UsageError, exercise_id
 from grader.release import course, grading_config, secret
 
 GRADING = ("pyproject.toml", "README.md", "grader", "solutions", "lessons")  # top-level names the zip's course/ keeps
@@ -61,7 +62,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--config", type=Path, default=None, metavar="TOML",
                         help="the grading config put in the zip: points, partial credit, what Gradescope "
                              "shows (docs/grading.md). Default: 1 point an exercise, partial credit, visible")
-    parser.add_argument("--exercises", nargs="+", default=None, metavar="EXERCISE",
+    parser.add_argument("--exercises", nargs="+", default=None, metavar="EXERCISE", type=exercise_id,
                         help="the exercises this assignment grades (default: all)")
     parser.add_argument("--no-sandbox", action="store_true",
                         help="grade without the sandbox, for a Gradescope whose containers cannot run "
@@ -72,9 +73,8 @@ def add_arguments(parser) -> None:
                              "instead of its CPU build")
 
 
-def run(parser, args) -> int:
-    for unknown in (e for e in args.exercises or () if e not in exercises.BY_ID):
-        parser.error(exercises.unknown_message(unknown))
+def run(args) -> int:
+    """`grader autograder OUT.zip`; what stops the build (a bad config, a secret in the way) is a UsageError."""
     kept = args.secret_file or args.out.with_suffix(".secret")
     drawn = not kept.exists() or args.secret_file is None
     try:
@@ -88,7 +88,7 @@ def run(parser, args) -> int:
         if drawn:
             secret.write(kept, key)
     except (OSError, course.ReleaseError, grading_config.ConfigError, secret.SecretError) as exc:
-        parser.error(str(exc))
+        raise UsageError(str(exc)) from None
     graded = ", ".join(args.exercises) if args.exercises else "every exercise"
     print(f"wrote {args.out}: setup.sh (torch's {'default' if args.gpu_torch else 'CPU'} build), run_autograder "
           f"({graded}{', UNSANDBOXED' if args.no_sandbox else ''}), secret, "

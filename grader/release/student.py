@@ -18,6 +18,7 @@ import string
 from pathlib import Path
 
 from grader import exercises, implementation, sources
+from grader.arguments import UsageError
 from grader.release import course, public
 
 REFERENCE = (
@@ -39,11 +40,12 @@ def add_arguments(parser) -> None:
                              f"others' verdicts from your autograder ({GUIDE})")
 
 
-def run(parser, args) -> int:
+def run(args) -> int:
+    """`grader release OUT`; a release that cannot be written is a UsageError."""
     try:
         notes = write(args.out, with_solutions=not args.no_solutions)
     except course.ReleaseError as exc:
-        parser.error(str(exc))
+        raise UsageError(str(exc)) from None
     for note in notes:
         print(f"note: {note}")
     left_out = (f", without {', '.join(REFERENCE)}; solutions/ is the public reference, README.md is for "

@@ -6,8 +6,9 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch, Rectangle
 
-from grader.bench import batch_picture, tree_shapes
-from grader.bench.round_colours import KIND_COLOURS
+from grader.figures import batch_picture
+from grader.figures.round_colours import KIND_COLOURS
+from solutions.trees import tree_parents
 
 FATE_COLOURS = {**KIND_COLOURS, "discarded": "#eeeeee"}  # drafts after a round's rejection
 
@@ -167,7 +168,7 @@ def tree_against_chain(measured: dict, shapes: tuple) -> plt.Figure:
     drafts, per processor; ``measured[processor, shape] = (tree, chain)``."""
     processors = list(dict.fromkeys(key[0] for key in measured))
     fig, axes = plt.subplots(1, len(processors), figsize=(11, 3.5), sharey=True)
-    sizes = [tree_shapes.nodes(b) for b in shapes]
+    sizes = [len(tree_parents(b)) for b in shapes]  # drafted nodes: b_0 + b_0 b_1 + …
     for ax, name in zip(axes, processors):
         ax.plot(sizes, [measured[name, b][0] for b in shapes], "o-", label="tree")
         ax.plot(sizes, [measured[name, b][1] for b in shapes], "s--", label="chain of as many drafts")
