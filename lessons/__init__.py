@@ -42,6 +42,12 @@ _MODULES = {  # name -> its module, written from solutions/__init__.py's EXPORTS
     "eagle_tree_generate": "eagle",
     "FeatureHead": "eagle",
     "load_feature_head": "eagle",
+    "SuffixIndex": "suffix",
+    "speculation_tree": "suffix",
+    "suffix_speculative_generate": "suffix",
+    "adaptive_speculative_generate": "suffix",
+    "CorpusIndex": "suffix",
+    "corpus_index": "suffix",
 }
 __all__ = list(_MODULES)
 

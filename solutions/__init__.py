@@ -21,6 +21,8 @@ EXPORTS = {  # module of solutions/ and lessons/ -> the names both packages expo
     "distill": ("expected_acceptance", "distillation_loss", "on_policy_batch", "train_drafter"),
     "eagle": ("verify_deterministic_children", "feature_draft_step", "eagle_loss", "unrolled_eagle_loss",
               "eagle_generate", "grow_tree", "eagle_tree_generate", "FeatureHead", "load_feature_head"),
+    "suffix": ("SuffixIndex", "speculation_tree", "suffix_speculative_generate", "adaptive_speculative_generate",
+               "CorpusIndex", "corpus_index"),
 }
 
 __all__ = [name for names in EXPORTS.values() for name in names]
