@@ -368,3 +368,86 @@ def corpus_index(tokenizer=None, files: list[Path] | None = None, progress: bool
     np.savez(partial, tokens=index.tokens, order=index.order)
     partial.replace(path)  # a build stopped halfway leaves no file that looks complete
     return index
+
+
+# ---------------------------------------------------------------------------------------------
+# The fast suffix loop: lesson 7's static cache and compiled step around this lesson's trees,
+# the course's fastest exact loop on the shipped pair (`grader demo` runs it). Exercise
+# `fast_suffix_speculative_generate`; the three helpers after it are provided complete.
+# ---------------------------------------------------------------------------------------------
+from lessons.fast import sequence_buffer, static_model  # noqa: E402  (lesson 7's provided parts)
+from lessons.trees import attention_bias  # noqa: E402  (lesson 9's provided part)
+
+
+@torch.inference_mode()
+def fast_suffix_speculative_generate(inputs: list[int], target, corpus=None, max_nodes: int = 24,
+                                     threshold: float = 0.1, logits_processor: LogitsProcessor = GreedyProcessor(),
+                                     max_gen_len: int = 40, eos_tokens_id: int | list[int] = 1,
+                                     compile: bool = True) -> tuple[list[int], float]:
+    """``suffix_speculative_generate`` made fast as lesson 7 made lesson 4's loop fast: the
+    target keeps one ``StaticCache`` (``static_model(target, "target", L + W, compile)``,
+    ``W = max_nodes + 1``) and every round verifies ``[1, W]`` tokens in one compiled step
+    (``tree_verify_step``), whatever the tree's size, so one graph serves every round. Same
+    contract and law as ``suffix_speculative_generate``; ``compile=False`` runs it eagerly.
+
+    - Prefill: ``target_model.prefill(ids, len(inputs), logits_processor, stop_ids)`` samples
+      the first token (the cache then holds the prompt; its counter is ``end − 1``).
+    - A round: the trees as in ``suffix_speculative_generate``; the ``N`` nodes are written at
+      ``ids[0, end:end + N]`` and the ``W − 1 − N`` slots after them are padding.
+      ``static_tree_attention(mask, depths, end − 1, W, cache length)`` gives the
+      ``[1, 1, W, S]`` mask over the whole static cache (the text before ``end − 1``, then
+      the root and the tree; a padding row sees the text and itself) and the positions
+      ``[1, W]``; ``target_model.run(tree_verify_step, ...)`` returns p ``[W, V]``, and
+      ``walk_deterministic_tree(p[:N + 1], parents, nodes)`` decides the round.
+    - The kept path is scattered among the tree's cache slots: ``keep_path`` copies the
+      path's keys and values into the slots right after the root, in place (a compiled
+      graph keeps the cache's addresses), and moves the counter back to ``end + n``.
+    """
+    raise NotImplementedError
+
+
+def static_tree_attention(mask: torch.Tensor, depths: torch.Tensor, start: int, width: int, length: int,
+                          dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(attention_mask [1, 1, W, S], position_ids [1, W])`` for one fixed-width verification
+    over a static cache of ``S = length`` slots whose counter is ``start``: row 0 (the root,
+    the text's last token, at ``start``) and the ``N`` tree nodes (``mask [N, N]``,
+    ``depths [N]`` from ``tree_layout``) then ``W − 1 − N`` padding rows. Every row sees the
+    text ``[0, start)``; the root sees itself; node ``i`` the root, its ancestors and itself
+    at position ``start + depths[i]``; a padding row itself (its output is never read).
+    Slots past ``start + W`` (stale keys of earlier rounds) are hidden from all."""
+    count, device = mask.shape[0], mask.device
+    allowed = torch.zeros(width, length, dtype=torch.bool, device=device)
+    allowed[:, :start] = True
+    block = torch.eye(width, dtype=torch.bool, device=device)
+    block[1:count + 1, 0] = True
+    block[1:count + 1, 1:count + 1] = mask
+    allowed[:, start:start + width] = block
+    positions = torch.full((width,), start + 1, dtype=torch.long, device=device)
+    positions[0] = start
+    positions[1:count + 1] = start + depths
+    return attention_bias(allowed, dtype), positions[None]
+
+
+def tree_verify_step(model, cache, tokens: torch.Tensor, positions: torch.Tensor, processor,
+                     attention_mask: torch.Tensor) -> tuple[torch.Tensor]:
+    """The compiled verification: one forward of tokens ``[1, W]`` at ``positions [1, W]``
+    under ``attention_mask [1, 1, W, S]`` into ``cache`` (a ``StaticCache``), then the
+    processor: ``(p [W, V],)``."""
+    out = model(tokens, attention_mask=attention_mask, position_ids=positions, cache=cache, use_cache=True)
+    return (processor(out.logits[0]),)
+
+
+def keep_path(cache, start: int, rows: torch.Tensor, width: int) -> None:
+    """After a verification of ``W = width`` rows at ``start``, keep the root and the
+    accepted path: the keys and values of tree rows ``rows [n]`` (increasing, ``rows[i] ≥
+    i + 1``) move to slots ``start + 1 … start + n``, and the counter to ``start + n + 1``.
+    In place (``index_copy_`` of what ``index_select`` copied out): a compiled graph keeps
+    the cache's addresses."""
+    n = rows.shape[0]
+    if n:
+        source = start + rows
+        dest = torch.arange(start + 1, start + n + 1, device=rows.device)
+        for layer in cache.layers:
+            layer.keys.index_copy_(2, dest, layer.keys.index_select(2, source))
+            layer.values.index_copy_(2, dest, layer.values.index_select(2, source))
+    cache.crop(-(width - 1 - n))
