@@ -126,6 +126,11 @@ EXERCISES = (
     Exercise("eagle_tree_generate", 11, "speculative decoding with the head's dynamic tree, children verified as point masses",
              ("eagle_tree_generate",), "grader.checks.eagle_tree_generate", 6.0,
              helpers=("walk_deterministic_tree", "grow_tree", "feature_draft_step")),
+    # lesson 12's later stubs ride with suffix_index until their own exercises are registered
+    Exercise("suffix_index", 12, "a suffix automaton over token ids: the longest match and what follows it, how often",
+             ("SuffixIndex",), "grader.checks.suffix_index", 0.2,
+             helpers=("speculation_tree", "suffix_speculative_generate", "draft_while_confident",
+                      "adaptive_speculative_generate")),
 )
 
 BY_ID = {exercise.id: exercise for exercise in EXERCISES}
@@ -138,6 +143,7 @@ COMPLETE_PROPERTIES = {  # exercise -> the properties its check evaluates on the
     "tree_generate": 70, "expected_acceptance": 8, "distillation_loss": 21, "on_policy_batch": 9,
     "train_drafter": 25, "deterministic_children": 16, "feature_draft": 5, "eagle_loss": 16, "unrolled_loss": 16,
     "eagle_generate": 32, "dynamic_tree": 15, "eagle_tree_generate": 32,
+    "suffix_index": 10,
 }
 
 

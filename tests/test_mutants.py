@@ -60,6 +60,7 @@ NAMED = {  # mutant -> the name its verdict's text must give its mistake
     "eagle_tree_walk_to_node_index": "a walk that never advances: it descends to node i instead of row 1 + i",
     "eagle_tree_depth_uncapped": "a tree depth not capped at min(depth, tokens left − 1)",
     "eagle_tree_keep_positions_one_off": "keep_positions given positions one off",
+    "suffix_match_at_text_end": "a match that occurs only at the text's end",
 }
 
 

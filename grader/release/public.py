@@ -25,7 +25,7 @@ HEADER = ("# The public reference of a release without solutions (grader/release
 # holds this table to what passes and what meets a stub.
 PUBLIC = ("max_fn", "speculative_decoding_verify", "speculative_sampling", "greedy_match",
           "batched_verify", "multi_draft", "tree_attention", "expected_acceptance", "distillation_loss",
-          "on_policy_batch", "train_drafter", "deterministic_children", "eagle_loss")
+          "on_policy_batch", "train_drafter", "deterministic_children", "eagle_loss", "suffix_index")
 _LOOP = ("a loop's check: its greedy texts are compared with the reference autoregressive_generate's, "
          "and it runs the loop with the reference's processors")
 AUTOGRADER_ONLY = {  # exercise -> what of the reference its check needs, in one line
