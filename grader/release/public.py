@@ -45,6 +45,7 @@ AUTOGRADER_ONLY = {  # exercise -> what of the reference its check needs, in one
     "unrolled_loss": "its expected losses are the reference feature head step's and eagle_loss's",
     "dynamic_tree": "its expected trees are the reference grow_tree's, its drafts processed by the "
                     "reference's processors",
+    "suffix_tree": "its expected trees are the reference speculation_tree's",
 }
 
 NOTE = """# This is not the course's reference

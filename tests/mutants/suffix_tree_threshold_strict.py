@@ -1,0 +1,4 @@
+"""speculation_tree drops a candidate whose score equals the threshold (> where ≥ is meant)."""
+EXERCISE = "suffix_tree"
+MODULE = "suffix"
+PATCHES = [("            if child_score >= threshold:", "            if child_score > threshold:")]
