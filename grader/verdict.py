@@ -1,14 +1,29 @@
 """What a check concludes, and how it is shown: plain text, JSON and HTML."""
+import enum
 import html
 import json
 import re
 from dataclasses import asdict, dataclass, field
 
-PASSED = "passed"
-FAILED = "failed"
-NOT_STARTED = "not started"
-NOT_DEFINED = "not defined"
-ERROR = "error"  # the learner's code raised, hung, crashed or would not import
+
+class Status(str, enum.Enum):
+    """A verdict's status. A str, so that JSON, CSV and text show its value ("passed")."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    NOT_STARTED = "not started"
+    NOT_DEFINED = "not defined"
+    ERROR = "error"  # the learner's code raised, hung, crashed or would not import
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
+PASSED, FAILED, NOT_STARTED, NOT_DEFINED, ERROR = (Status.PASSED, Status.FAILED, Status.NOT_STARTED,
+                                                   Status.NOT_DEFINED, Status.ERROR)
 
 SYMBOLS = {PASSED: "✔", FAILED: "✘", NOT_STARTED: "·", NOT_DEFINED: "?", ERROR: "✘"}
 COLOURS = {PASSED: "#1a7f37", FAILED: "#cf222e", ERROR: "#cf222e", NOT_STARTED: "#6e7781",
@@ -37,12 +52,24 @@ def joined(*hints: Hint, sep: str = " ") -> tuple[str, ...]:
     return tuple(sep.join(part[n] for part in parts if n < len(part)) for n in range(max(map(len, parts))))
 
 
-VALUE = "value"  # deterministic: an output compared with its expected value or formula
-OBSERVED = "observed"  # deterministic, judged from what was observed in the process running
-# the learner's code (forwards fed, host reads, compiled graphs), which that code could rewrite
-LAW = "law"  # statistical: draws tested against their exact law (a p-value, Holm-corrected)
-SUPPORT = "support"  # statistical, failed outright: an outcome of probability 0 under the law occurred
-KINDS = (VALUE, OBSERVED, LAW, SUPPORT)
+class FindingKind(str, enum.Enum):
+    """What kind of property a finding is. A str, so that JSON and text show its value ("law")."""
+
+    VALUE = "value"  # deterministic: an output compared with its expected value or formula
+    OBSERVED = "observed"  # deterministic, judged from what was observed in the process running
+    # the learner's code (forwards fed, host reads, compiled graphs), which that code could rewrite
+    LAW = "law"  # statistical: draws tested against their exact law (a p-value, Holm-corrected)
+    SUPPORT = "support"  # statistical, failed outright: an outcome of probability 0 under the law occurred
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
+VALUE, OBSERVED, LAW, SUPPORT = FindingKind.VALUE, FindingKind.OBSERVED, FindingKind.LAW, FindingKind.SUPPORT
+KINDS = tuple(FindingKind)
 STATISTICAL = (LAW, SUPPORT)
 
 
@@ -70,7 +97,7 @@ class Finding:
 
     name: str  # "law of token 1"
     case: str  # the setting it was checked on ("T=0.6, prompt [2]"), or ""
-    kind: str  # one of KINDS
+    kind: FindingKind  # a FindingKind, or its value
     message: str
     hint: str = ""
     table: list[list[str]] | None = None  # header row first
@@ -78,6 +105,9 @@ class Finding:
     p_value: float | None = None
     draws: int | None = None
     more_hints: list[str] = field(default_factory=list)  # the hint's next levels (--hint N)
+
+    def __post_init__(self):
+        self.kind = FindingKind(self.kind)  # a kind's value ("law") becomes its member; anything else raises
 
     @classmethod
     def hinted(cls, name: str, case: str, kind: str, message: str, hint: Hint = "", table=None,
@@ -96,7 +126,7 @@ class Finding:
 @dataclass
 class Verdict:
     exercise: str
-    status: str
+    status: Status  # a Status, or its value
     summary: str
     seed: int
     findings: list[Finding] = field(default_factory=list)
@@ -118,6 +148,9 @@ class Verdict:
     # other exercises' steps its reference calls, the reference's run in place of the learner's
     stood_in_failed: list[str] = field(default_factory=list)  # those of ``stood_in`` whose own
     # exercise the learner's code did not pass in the same run (information, not a finding)
+
+    def __post_init__(self):
+        self.status = Status(self.status)  # a status's value ("passed") becomes its member; anything else raises
 
     @property
     def observed_failed(self) -> int:
@@ -144,20 +177,18 @@ class Verdict:
 
 
 def load_error_verdict(exercise: str, seed: int, error) -> Verdict:
-    """The verdict on an implementation that would not import, worded from the runner's
-    ``load_error`` record (``grader.runner.record.load_error``), whichever process made it:
-    the record may be forged, so each of its values is cut to text."""
-    error = error if type(error) is dict else {}
-    text = {k: str(v)[:5000] for k, v in error.items()}
-    if text.get("kind") == "syntax":
-        summary = (f"your code has a syntax error in {text.get('file')}, line {text.get('line')}: "
-                   f"{text.get('message')}. Fix it, then check again.")
-    elif text.get("kind") == "missing":
-        summary = text.get("message", "")
+    """The verdict on an implementation that would not import, worded from ``error``, a
+    ``grader.protocol.LoadError`` (each value text, None where absent), whichever process
+    made it: the decoder cut a forged one's values to text."""
+    if error.kind == "syntax":
+        summary = (f"your code has a syntax error in {error.file}, line {error.line}: "
+                   f"{error.message}. Fix it, then check again.")
+    elif error.kind == "missing":
+        summary = error.message or ""
     else:
-        summary = (f"importing your code failed with {text.get('message')}{text.get('frame', '')}. "
+        summary = (f"importing your code failed with {error.message}{error.frame or ''}. "
                    "Code at the top level of a module runs on import: keep it to definitions.")
-    return Verdict(exercise, ERROR, summary, seed, traceback=text.get("traceback", ""))
+    return Verdict(exercise, ERROR, summary, seed, traceback=error.traceback or "")
 
 
 def format_table(table: list[list[str]]) -> str:

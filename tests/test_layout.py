@@ -11,7 +11,7 @@ import pytest
 from grader.decider import sandbox
 from tests.conftest import ROOT, run_grader
 
-SHARED = {"exercises", "verdict", "wire", "implementation", "sources"}
+SHARED = {"exercises", "verdict", "wire", "protocol", "implementation", "sources"}
 FRONTS = {"__init__", "__main__", "cli", "commands", "notebook", "grade", "gradebook", "progress"}
 CORE = ("checks", "judges", "oracle", "decider", "runner", "observers", "models", *sorted(SHARED))  # grading
 TOOLS = ("bench", "figures", "audit", "studies")  # measuring, drawing, the audit, the studies: beside grading
@@ -22,13 +22,14 @@ ALLOWED = {  # part -> the grader's parts and course packages it may import
     "exercises": {"sources"},  # EXPORTS, read from the text of solutions/__init__.py
     "verdict": set(),
     "wire": set(),
+    "protocol": {"verdict"},  # a runner's Stop carries findings and a status
     "implementation": {"sources"},
     "sources": set(),
     "checks": {"exercises", "meanwhile", "models", "observers", "oracle", "solutions", "verdict"},  # meanwhile: a
     # stub's verdict names every unfinished step the exercise reaches
     "judges": {"checks", "models", "observers", "oracle", "solutions", "verdict"},  # the decider's alone
-    "decider": {"checks", "exercises", "observers", "sources", "verdict", "wire"},
-    "runner": {"checks", "exercises", "implementation", "observers", "sources", "wire"},
+    "decider": {"checks", "exercises", "observers", "protocol", "sources", "verdict", "wire"},
+    "runner": {"checks", "exercises", "implementation", "observers", "protocol", "sources", "wire"},
     "meanwhile": {"exercises"},
     "arguments": {"exercises", "implementation"},  # the command line's value parsers and usage error
     "release": {"arguments", "decider", "exercises", "implementation", "sources"},  # lessons/ and the public reference written from the

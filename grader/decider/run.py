@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from grader import exercises, sources
+from grader import exercises, protocol, sources
 from grader.decider import sandbox, warm
 from grader.decider.channel import STARTUP_TIMEOUT, Channel, RunnerGone, RunnerOverLimit, RunnerTimeout
 from grader.decider.reference import reference_sources, stood_in_noted, withheld
@@ -373,12 +373,14 @@ class Output:
 
 
 def _offset(record, key: str, value: str) -> int | None:
-    """The byte offset a start or end record gives (``output_at``), if the record is well formed."""
-    allowed = {key, "output_at"} | ({"reference_opened"} if key == "end" else set())
-    if type(record) is not dict or set(record) - allowed or record.get(key) != value:
+    """The byte offset (``output_at``) of ``record`` when it is the runner's well-formed
+    ``key`` record ("start" or "end") of the exercise ``value``; None otherwise."""
+    try:
+        message = protocol.decode(record)
+    except protocol.ProtocolError:
         return None
-    at = record.get("output_at")
-    return at if type(at) is int and 0 <= at < 2**62 else None
+    kind = protocol.Start if key == "start" else protocol.End
+    return message.output_at if isinstance(message, kind) and message.exercise == value else None
 
 
 def _records_decided(process, channel, exercise_ids, seeds, timeout, output: Output, launched: float):
@@ -430,8 +432,8 @@ def _records_decided(process, channel, exercise_ids, seeds, timeout, output: Out
             verdict.seconds = time.monotonic() - started
             end = _end(channel, exercise_id, verdict.seconds)
             launched = time.monotonic() - STARTUP_TIMEOUT  # the next check's clock starts now
-            verdict.output = output.head(at, _offset(end, "end", exercise_id) if end else None)
-            verdict.reference_opened = _paths(end.get("reference_opened")) if end else []
+            verdict.output = output.head(at, end.output_at if end else None)
+            verdict.reference_opened = list(end.reference_opened) if end else []
             if end is None:  # the runner is elsewhere in the check: the rest go to a new one
                 _kill(process)  # before the caller acts on this verdict (a recheck starts a runner)
             matched = matched and mismatch is None
@@ -447,22 +449,15 @@ def _records_decided(process, channel, exercise_ids, seeds, timeout, output: Out
         channel.close()
 
 
-def _end(channel: Channel, exercise_id: str, elapsed: float) -> dict | None:
+def _end(channel: Channel, exercise_id: str, elapsed: float) -> protocol.End | None:
     """The runner's record that ends the check, if it ends it where the decider did. It
     streams ahead of the decider but may trail at the end (both compute the last statistics)."""
     channel.deadline = min(channel.deadline, time.monotonic() + max(END_MARGIN, elapsed))
     try:
-        record = channel.receive()
-    except (RunnerTimeout, RunnerGone):
+        message = protocol.decode(channel.receive())
+    except (RunnerTimeout, RunnerGone, protocol.ProtocolError):
         return None
-    return record if _offset(record, "end", exercise_id) is not None else None
-
-
-def _paths(reported) -> list[str]:
-    """The reference files a runner reports its process opened: at most 20 short strings."""
-    if type(reported) is not list:
-        return []
-    return [path[:300] for path in reported if type(path) is str][:20]
+    return message if isinstance(message, protocol.End) and message.exercise == exercise_id else None
 
 
 def _decide(exercise, seed: int, channel: Channel) -> tuple[Verdict, str | None]:
@@ -471,9 +466,13 @@ def _decide(exercise, seed: int, channel: Channel) -> tuple[Verdict, str | None]
     from grader.checks.harness import checked
     from grader.decider.replay import ReplayCheckRun
 
-    first = channel.peek()
-    if type(first) is dict and "load_error" in first:
-        return load_error_verdict(exercise.id, seed, channel.receive()["load_error"]), None
+    try:
+        first = protocol.decode(channel.peek())
+    except protocol.ProtocolError:
+        first = None  # the replay says what was wrong with it
+    if isinstance(first, protocol.LoadError):
+        channel.receive()
+        return load_error_verdict(exercise.id, seed, first), None
     replay = ReplayCheckRun(exercise, seed, channel.receive)
     with one_torch_thread():
         try:

@@ -67,7 +67,7 @@ def run_checks(impl: str, grading: bool, import_root: str | None, exercise_ids: 
 
     import torch  # imported after the limits, so they cover everything below
 
-    from grader import exercises
+    from grader import exercises, protocol
     from grader.implementation import Isolation
     from grader.runner.record import run_recorded
     from grader.runner.reference import ReferenceReads, SentReference
@@ -87,11 +87,11 @@ def run_checks(impl: str, grading: bool, import_root: str | None, exercise_ids: 
     isolation = Isolation(impl, exercises) if grading else None  # each exercise on its own functions
     for exercise_id in exercise_ids:
         exercise = exercises.get(exercise_id)
-        send({"start": exercise_id, "output_at": printed()})
+        send(protocol.Start(exercise_id, printed()).record())
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             run_recorded(exercise, impl, seeds[exercise_id], send, isolation)
-        send({"end": exercise_id, "reference_opened": reads.taken(), "output_at": printed()})
+        send(protocol.End(exercise_id, printed(), tuple(reads.taken())).record())
     channel.close()
 
 

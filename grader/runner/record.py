@@ -1,10 +1,9 @@
 """The runner's half of a check: the learner's code is imported and called here, and what
-each call gave is sent to the decider as a JSON-able record, in order."""
+each call gave is sent to the decider as a JSON-able record (``grader.protocol``), in order."""
 import traceback
-from dataclasses import asdict
 from types import ModuleType
 
-from grader import implementation, wire
+from grader import implementation, protocol, wire
 from grader.checks.harness import CheckRun, Stop, checked, learner_frame
 from grader.exercises import Exercise
 from grader.observers import observation
@@ -21,8 +20,8 @@ class RecordingCheckRun(CheckRun):
     def function(self, name: str):
         value = getattr(self.module, name, None)
         where = getattr(self.module, "__file__", None) or self.module.__name__
-        self.send({"function": name, "where": str(where),
-                   "value": None if value is None else wire.encode(value, self.handles)})
+        self.send(protocol.FunctionAnswer(name, str(where), None if value is None else
+                                          wire.encode(value, self.handles)).record())
         return super().function(name)
 
     def judge(self, name: str, *args, **kwargs) -> None:
@@ -34,25 +33,25 @@ class RecordingCheckRun(CheckRun):
         try:
             result = super().call(fn, *args, what=what, **kwargs)
         except Stop as stop:
-            self.send({"call": index, "digest": digest, "observed": self.observation.changed_states(),
-                       "stop": {"status": stop.status, "summary": stop.summary, "traceback": stop.tb,
-                                "findings": [asdict(f) for f in stop.findings]}})
+            stopped = protocol.StopRecord(stop.status, stop.summary, stop.tb, tuple(stop.findings))
+            self.send(protocol.CallAnswer(index, digest, self.observation.changed_states(), stop=stopped).record())
             raise
-        self.send({"call": index, "digest": digest, "observed": self.observation.changed_states(),
-                   "result": wire.encode(result, self.handles)})
+        self.send(protocol.CallAnswer(index, digest, self.observation.changed_states(),
+                                      result=wire.encode(result, self.handles)).record())
         return result
 
 
-def load_error(exc: BaseException) -> dict:
-    """What importing the implementation raised, as plain data (the ``load_error`` record,
-    which ``verdict.load_error_verdict`` words): a syntax error, no implementation found,
-    or anything else its top level raised (SystemExit or KeyboardInterrupt too)."""
+def load_error(exc: BaseException) -> protocol.LoadError:
+    """What importing the implementation raised (which ``verdict.load_error_verdict`` words):
+    a syntax error, no implementation found, or anything else its top level raised
+    (SystemExit or KeyboardInterrupt too)."""
     if isinstance(exc, SyntaxError):
-        return {"kind": "syntax", "file": str(exc.filename), "line": exc.lineno or 0, "message": str(exc.msg)}
+        return protocol.load_error({"kind": "syntax", "file": exc.filename, "line": exc.lineno or 0,
+                                    "message": exc.msg})
     if isinstance(exc, implementation.ImplementationNotFound):
-        return {"kind": "missing", "message": str(exc)}
-    return {"kind": "raised", "message": f"{type(exc).__name__}: {exc}", "frame": learner_frame(exc),
-            "traceback": "".join(traceback.format_exception(exc))}
+        return protocol.load_error({"kind": "missing", "message": exc})
+    return protocol.load_error({"kind": "raised", "message": f"{type(exc).__name__}: {exc}",
+                                "frame": learner_frame(exc), "traceback": "".join(traceback.format_exception(exc))})
 
 
 def run_recorded(exercise, impl: str, seed: int, send, isolation: implementation.Isolation | None = None) -> None:
@@ -62,9 +61,9 @@ def run_recorded(exercise, impl: str, seed: int, send, isolation: implementation
     try:
         module = isolation.load(exercise) if isolation else implementation.load(impl, exercise.module)
     except BaseException as exc:  # SystemExit or KeyboardInterrupt at import time too
-        send({"load_error": load_error(exc)})
+        send(load_error(exc).record())
         return
     try:
         checked(RecordingCheckRun(exercise, module, seed, send))
     except Exception:  # the check's own code, handed an object that breaks it
-        send({"crashed": traceback.format_exc()[-3000:]})
+        send(protocol.Crashed(traceback.format_exc()[-3000:]).record())

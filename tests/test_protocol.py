@@ -1,0 +1,82 @@
+"""The runner's records (grader/protocol.py): each message reads back as itself, and a forged
+record is refused saying what was wrong."""
+import json
+
+import pytest
+
+from grader import protocol
+from grader.verdict import ERROR, FAILED, LAW, Finding, FindingKind, Status, Verdict, to_json
+
+FINDING = Finding("law of token 1", "T=0.6", LAW, "too few", table=[["a", "b"]], p_value=0.01, draws=10)
+MESSAGES = [
+    protocol.Start("max_fn", 0),
+    protocol.End("max_fn", 12, ("/course/solutions/residual.py",)),
+    protocol.LoadError(kind="syntax", message="expected ':'", file="f.py", line="4"),
+    protocol.FunctionAnswer("max_fn", "lessons/residual.py", {"remote": {"handle": 0, "type": "function",
+                                                                       "repr": "<f>", "qualname": "max_fn"}}),
+    protocol.FunctionAnswer("max_fn", "lessons/residual.py", None),
+    protocol.CallAnswer(3, "0123456789abcdef", {"0": [1, 2]}, result=[1, {"tuple": [2]}]),
+    protocol.CallAnswer(4, "0123456789abcdef", {}, stop=protocol.StopRecord(FAILED, "wrong", "", (FINDING,))),
+    protocol.ObserverEntry(0, {"forward": {"fed": 1, "cached": 0}}),
+    protocol.Crashed("Traceback ..."),
+]
+
+
+@pytest.mark.parametrize("message", MESSAGES, ids=lambda m: type(m).__name__)
+def test_each_message_reads_back_as_itself(message):
+    assert protocol.decode(json.loads(json.dumps(message.record(), allow_nan=False))) == message
+
+
+@pytest.mark.parametrize("record, said", [
+    (["start"], "expected a record (a JSON object)"),
+    ({"hello": 1}, "expected a record of the runner's protocol"),
+    ({"malformed": "not json"}, "expected a record of the runner's protocol"),
+    ({"start": "max_fn"}, "a start record must have the fields ['output_at', 'start']"),
+    ({"start": "max_fn", "output_at": -1}, "a start record's output_at is not a byte offset"),
+    ({"start": "max_fn", "output_at": True}, "a start record's output_at is not a byte offset"),
+    ({"start": 3, "output_at": 0}, "a start record does not name its exercise"),
+    ({"end": "max_fn", "output_at": 1, "extra": 0}, "an end record must have the fields ['end', 'output_at']"),
+    ({"function": "max_fn", "where": 5, "value": None}, "a function record's where is not text"),
+    ({"function": "max_fn", "value": None}, "a function record must have the fields"),
+    ({"call": -1, "digest": "d", "result": 1}, "a call record's index is not a count"),
+    ({"call": 0, "digest": 5, "result": 1}, "a call record's digest is not a short text"),
+    ({"call": 0, "digest": "d" * 65, "result": 1}, "a call record's digest is not a short text"),
+    ({"call": 0, "digest": "d", "observed": [], "result": 1}, "a call record's observed states are not a record"),
+    ({"call": 0, "digest": "d"}, "call 0 has no result"),
+    ({"call": 0, "digest": "d", "result": 1, "stop": {}}, "call 0 has both a result and a stop"),
+    ({"call": 0, "digest": "d", "stop": {"status": "passed", "summary": "", "findings": []}},
+     "a Stop is malformed (status 'passed')"),
+    ({"call": 0, "digest": "d", "stop": {"status": ERROR, "summary": "", "findings": [{"name": "p"}]}},
+     "a Stop is malformed (a finding is not a record"),
+    ({"call": 0, "digest": "d", "stop": {"status": ERROR, "findings": [None] * 201}}, "a Stop is malformed (findings"),
+    ({"observer": "0", "entry": {}}, "an observer's entry is malformed (observer 0 is not an index)"),
+    ({"entry": {}}, "an observer's entry record must have the fields"),
+])
+def test_a_forged_record_is_refused_saying_what_was_wrong(record, said):
+    with pytest.raises(protocol.ProtocolError) as refused:
+        protocol.decode(record)
+    assert said in str(refused.value)
+
+
+def test_a_forged_load_error_is_still_worded_as_one():
+    """Its values are cut to text (the verdict words whatever was sent), the rest dropped."""
+    error = protocol.decode({"load_error": {"kind": "raised", "message": ["x"] * 5000, "other": 1}})
+    assert error == protocol.LoadError(kind="raised", message=str(["x"] * 5000)[:protocol.MAX_LOAD_ERROR_TEXT])
+    assert protocol.decode({"load_error": 7}) == protocol.LoadError()
+
+
+def test_an_end_record_keeps_only_short_paths():
+    end = protocol.decode({"end": "max_fn", "output_at": 0, "reference_opened": ["a" * 400, 5, *["b"] * 30]})
+    assert end.reference_opened == ("a" * protocol.MAX_PATH, *["b"] * (protocol.MAX_PATHS - 1))
+
+
+def test_statuses_and_kinds_are_enums_written_as_their_text():
+    verdict = Verdict("max_fn", "failed", "s", 0, [Finding("p", "", "law", "m")])
+    assert verdict.status is Status.FAILED and verdict.findings[0].kind is FindingKind.LAW
+    assert f"{verdict.status}: {verdict.findings[0].kind:>4}" == "failed:  law"
+    written = json.loads(to_json([verdict]))["checks"][0]
+    assert (written["status"], written["findings"][0]["kind"]) == ("failed", "law")
+    with pytest.raises(ValueError):
+        Verdict("max_fn", "passd", "s", 0)
+    with pytest.raises(ValueError):
+        Finding("p", "", "statistical", "m")
