@@ -156,7 +156,7 @@ def main() -> None:
                 more_levels, more_p = part.result()
                 levels += more_levels
                 p_values += more_p
-            rates = " | ".join(f"{sum(l <= a for l in levels)}/{len(levels)}" for a in LEVELS)
+            rates = " | ".join(f"{sum(level <= a for level in levels)}/{len(levels)}" for a in LEVELS)
             small = sum(p < 0.01 for p in p_values) / max(len(p_values), 1)
             print(f"| `{impl}` | {exercise_id} | {len(levels)} | {rates} | {small:.4f} "
                   f"of {len(p_values)} |", flush=True)

@@ -11,7 +11,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import torch  # noqa: E402
 from torch.profiler import ProfilerActivity, profile  # noqa: E402
 from transformers import AutoTokenizer  # noqa: E402
 

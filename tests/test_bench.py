@@ -394,6 +394,6 @@ def test_the_docs_gpu_table_has_the_rows_gpu_table_writes():
 
     docs = (ROOT / "docs" / "benchmarks.md").read_text()
     found = [line for line in docs.splitlines() if line.startswith("| `") and ".json` | " in line
-             and any(line.startswith(f"| `{stage}.json`") or line.startswith(f"| `gpu_") for stage, *_ in ROWS)]
+             and any(line.startswith(f"| `{stage}.json`") or line.startswith("| `gpu_") for stage, *_ in ROWS)]
     assert [row.rsplit(" | ", 1)[0].split(" | ", 1)[1] for row in found] == \
         [f"{lesson} | {what} | {figure}" for _, lesson, what, figure, _ in ROWS]

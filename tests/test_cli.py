@@ -85,7 +85,7 @@ def test_list_shows_every_exercise_and_records_progress():
         assert f" {exercise.id} " in before.stdout
     assert run_grader("check", "processors", "--impl", "solutions").returncode == 0
     after = run_grader("list", "--impl", "solutions")
-    line = next(l for l in after.stdout.splitlines() if " processors " in l)
+    line = next(row for row in after.stdout.splitlines() if " processors " in row)
     assert "passed" in line
 
 

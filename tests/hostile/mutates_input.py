@@ -1,6 +1,4 @@
 """A greedy processor that writes into the logits it is given."""
-import torch
-
 from solutions.sampling import (  # noqa: F401  (the others are fine)
     MultinomialProcessor,
     NucleusProcessor,
