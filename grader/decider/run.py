@@ -120,7 +120,7 @@ def fresh_seed(seed: int) -> int:
 def runner_batches(exercise_ids: list[str]) -> list[list[str]]:
     """The exercises a grading runner grades together: those that withhold the same names
     (``reference.withheld``: lesson 11's head step and its loss, say), so that each is graded
-    as in a runner of its own, whatever else is graded (17 runners for all 26 exercises)."""
+    as in a runner of its own, whatever else is graded."""
     batches: dict[frozenset, list[str]] = {}
     for exercise_id in exercise_ids:
         batches.setdefault(withheld(exercise_id), []).append(exercise_id)
