@@ -16,8 +16,10 @@ Layout, by the part each package plays:
   ``progress`` (statuses);
 - shared records: ``sources`` (the course's code run from verified source only),
   ``exercises`` (the table of exercises, and the names the course's packages export),
-  ``verdict`` (verdicts and their text), ``wire`` (what may cross from the runner to the
-  decider), ``implementation`` (where a learner's code is found and imported);
+  ``verdict`` (verdicts and their text), ``protocol`` (the runner's records, each a dataclass,
+  and the one decoder that checks them), ``wire`` (how a value crosses from the runner to the
+  decider), ``implementation`` (where a learner's code is found and imported, and whether the
+  reference is installed);
 - ``decider/``: the process that decides verdicts; it replays checks on the runner's
   records and never imports the learner's code;
 - ``runner/``: the process that imports the learner's code, runs the checks on it and
@@ -42,16 +44,18 @@ Layout, by the part each package plays:
   for learners (with or without ``solutions/``), and the Gradescope autograder, whose
   ``run_autograder`` runs ``grader grade`` as a command.
 
-What may import what (tests/test_layout.py holds the code to it): the oracle, observers,
-models and shared records import no other part; the checks import only those (and the
-reference ``solutions``); the judges import the checks, the oracle and the reference,
-and only the decider loads them; the decider adds the checks, but never ``implementation``,
-the runner or a learner's package; the runner imports the checks and ``implementation``,
-never a judge; the release imports only the shared records and the decider's stubbed
-reference (its public reference is stubbed alike), and reads ``solutions`` as text; no part imports ``lessons`` by name; no part of grading (the checks, judges,
-oracle, decider, runner, observers and shared records) imports ``bench``, ``audit`` or
-``studies``. The runner runs the checks' own code to make their calls in order,
-statistics included (except the judges'); nothing it computes is trusted.
+What may import what (tests/test_layout.py holds the code to it): the oracle, observers
+and models import no other part, the shared records only one another; the checks import
+only those (and the reference ``solutions``); the judges import the checks, the oracle and
+the reference, and only the decider loads them; the decider adds the checks, but never
+``implementation``, the runner or a learner's package; the runner imports the checks and
+``implementation``, never a judge; the release imports only the shared records and the
+decider's stubbed reference (its public reference is stubbed alike), and reads ``solutions``
+as text; ``solutions`` imports nothing of the grader (its ``EXPORTS`` are read as text); no
+part imports ``lessons`` by name; no part of grading (the checks, judges, oracle, decider,
+runner, observers and shared records) imports ``bench``, ``audit`` or ``studies``. The
+runner runs the checks' own code to make their calls in order, statistics included
+(except the judges'); nothing it computes is trusted.
 """
 __all__ = ["check", "load_pair"]
 
