@@ -1,0 +1,117 @@
+"""CONTRIBUTING.md's add-an-exercise steps, followed for every exercise of
+``grader.exercises.EXERCISES``: its README row, its lesson's notebook, its check with ``run``,
+every judge name a check uses resolving, the reference's and the lesson's functions, a mutant,
+and the count of its properties. Each rule is also shown to fail on a planted break."""
+import ast
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+from grader import exercises
+from grader.studies import mutants
+from tests.conftest import ROOT
+
+
+def readme_rows(readme: str) -> dict[int, str]:
+    """{lesson: its row} of the README's Lessons table."""
+    table = re.search(r"^## Lessons\n(.*?)(?=^## |\Z)", readme, re.M | re.S).group(1)
+    return {int(m.group(1)): line for line in table.splitlines() if (m := re.match(r"\| (\d+)\. ", line))}
+
+
+def missing_steps(exercise: exercises.Exercise, root: Path, mutant_exercises: set[str]) -> list[str]:
+    """The add-an-exercise steps ``exercise`` lacks in the course at ``root``."""
+    missing = []
+    row = readme_rows((root / "README.md").read_text()).get(exercise.lesson, "")
+    if f"`{exercise.id}`" not in row:
+        missing.append(f"README.md's Lessons table names `{exercise.id}` in lesson {exercise.lesson}'s row")
+    if not list((root / "notebooks").glob(f"{exercise.lesson:02d}_*.ipynb")):
+        missing.append(f"a notebook notebooks/{exercise.lesson:02d}_*.ipynb")
+    check = root / (exercise.check.replace(".", "/") + ".py")
+    if not check.is_file() or "run" not in {n.name for n in ast.parse(check.read_text()).body
+                                            if isinstance(n, ast.FunctionDef)}:
+        missing.append(f"a check {exercise.check} with run(check)")
+    for package in ("solutions", "lessons"):
+        source = root / package / f"{exercise.module}.py"
+        defined = {n.name for n in ast.parse(source.read_text()).body
+                   if isinstance(n, (ast.FunctionDef, ast.ClassDef))} if source.is_file() else set()
+        missing += [f"{package}/{exercise.module}.py defines {name}" for name in exercise.functions if name not in defined]
+    if exercise.id not in mutant_exercises:
+        missing.append(f"a mutant in tests/mutants/ whose EXERCISE is {exercise.id}")
+    if exercise.id not in exercises.COMPLETE_PROPERTIES:
+        missing.append("its count in grader/exercises.py's COMPLETE_PROPERTIES")
+    return missing
+
+
+def judge_names(tree: ast.Module) -> list[tuple[int, str]]:
+    """(line, name) of every judge a check names: ``check.judge("name", ...)``, and a
+    ``judge="name"`` argument or default passed on to it."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "judge" \
+                and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+            found.append((node.lineno, node.args[0].value))
+        elif isinstance(node, ast.keyword) and node.arg == "judge" and isinstance(node.value, ast.Constant):
+            found.append((node.value.lineno, node.value.value))
+        elif isinstance(node, ast.FunctionDef):
+            arguments = node.args.args + node.args.kwonlyargs
+            defaults = [None] * (len(node.args.args) - len(node.args.defaults)) + node.args.defaults + node.args.kw_defaults
+            found += [(d.lineno, d.value) for a, d in zip(arguments, defaults)
+                      if a.arg == "judge" and isinstance(d, ast.Constant) and isinstance(d.value, str)]
+    return found
+
+
+def unresolved_judges(checks: Path) -> list[str]:
+    """"file:line name" for each judge name in ``checks`` that names no function of
+    ``grader.judges`` (a bare name is the check's own judge module's)."""
+    unresolved = []
+    for path in sorted(checks.glob("*.py")):
+        for line, name in judge_names(ast.parse(path.read_text())):
+            module, _, function = name.rpartition(".")
+            try:
+                found = hasattr(importlib.import_module(f"grader.judges.{module or path.stem}"), function)
+            except ImportError:
+                found = False
+            if not found:
+                unresolved.append(f"{path.name}:{line} {name}")
+    return unresolved
+
+
+MUTANT_EXERCISES = {e for m in mutants.all_mutants(ROOT / "tests" / "mutants") for e in m.exercises}
+PENDING = {  # lesson -> a step its exercises may lack while it is being written, and why
+    12: ("a notebook notebooks/12_*.ipynb", "lesson 12's notebook is written after its exercises land"),
+}
+
+
+@pytest.mark.parametrize("exercise", exercises.EXERCISES, ids=lambda e: e.id)
+def test_every_exercise_has_each_step(exercise):
+    pending = PENDING.get(exercise.lesson, ("", ""))[0]
+    assert [step for step in missing_steps(exercise, ROOT, MUTANT_EXERCISES) if step != pending] == []
+
+
+def test_every_judge_a_check_names_resolves():
+    assert unresolved_judges(ROOT / "grader" / "checks") == []
+
+
+def test_a_missing_step_is_named(tmp_path):
+    """A course whose README, notebooks, lesson and mutants lack max_fn: each step is named."""
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "README.md").write_text("## Lessons\n\n| 1. The residual | `01_max_fn` | `speculative_decoding_verify` |\n")
+    for package, body in (("solutions", "def max_fn(x):\n    return x\n"), ("lessons", "")):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "residual.py").write_text(body)
+    (tmp_path / "grader" / "checks").mkdir(parents=True)
+    (tmp_path / "grader" / "checks" / "max_fn.py").write_text("def start(check):\n    pass\n")
+    assert missing_steps(exercises.get("max_fn"), tmp_path, set()) == [
+        "README.md's Lessons table names `max_fn` in lesson 1's row", "a notebook notebooks/01_*.ipynb",
+        "a check grader.checks.max_fn with run(check)", "lessons/residual.py defines max_fn",
+        "a mutant in tests/mutants/ whose EXERCISE is max_fn"]
+
+
+def test_a_judge_name_that_resolves_nowhere_is_named(tmp_path):
+    (tmp_path / "max_fn.py").write_text(
+        "def run(check, judge='loop_properties.greedy'):\n"
+        "    check.judge('compare', 1)\n    check.judge('comparee', 2)\n"
+        "    helper(check, judge='kv_cache.discipline_of_nothing')\n")
+    assert unresolved_judges(tmp_path) == ["max_fn.py:3 comparee", "max_fn.py:4 kv_cache.discipline_of_nothing"]
