@@ -25,7 +25,7 @@ COMMANDS = (  # name, the module owning its add_arguments and run, its one-line 
                       "Gradescope results)")),
     ("list", listing, "every exercise with its status"),
     ("bench", bench, "time speculative decoding against autoregressive decoding and HF assisted generation"),
-    ("demo", demo, "speculative decoding on the shipped pair, coloured, with its speedup measured on the spot"),
+    ("demo", demo, "the course's fastest exact loop on the shipped pair, with its speedup measured on the spot"),
     ("audit", audit, ("test any speculative sampler's output law (transformers' assisted generation, its prompt "
                       "lookup, your loops, your adapter), with the power of the draws stated")),
     ("release", student, ("write the course for learners into OUT (lessons/ written from solutions/), with or "

@@ -20,6 +20,9 @@ LOOPS = {  # --loop -> (lesson module, function): the course's speculative loops
     "tree_speculative_generate": ("trees", "tree_speculative_generate"),
     "eagle_generate": ("eagle", "eagle_generate"),
     "eagle_tree_generate": ("eagle", "eagle_tree_generate"),
+    "suffix_speculative_generate": ("suffix", "suffix_speculative_generate"),
+    "fast_suffix_speculative_generate": ("suffix", "fast_suffix_speculative_generate"),
 }
 EAGLE_LOOPS = ("eagle_generate", "eagle_tree_generate")  # drafted by a feature head, not by the drafter
+SUFFIX_LOOPS = ("suffix_speculative_generate", "fast_suffix_speculative_generate")  # by a suffix index
 BUILT_IN = ("hf-assisted", "prompt-lookup", "lessons")

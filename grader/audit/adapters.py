@@ -23,7 +23,7 @@ from pathlib import Path
 import torch
 
 from grader import implementation
-from grader.audit import BUILT_IN, EAGLE_LOOPS, LOOPS
+from grader.audit import BUILT_IN, EAGLE_LOOPS, LOOPS, SUFFIX_LOOPS
 from solutions import sampling
 
 NO_EOS = 10**6  # an end token no model produces: every text has its full length
@@ -114,10 +114,13 @@ def hf_generate(target, prompt_ids: list[int], seed: int, new_tokens: int, setti
 class CourseLoop:
     """One of the course's speculative loops from an implementation (``--impl``). Lesson 11's
     loops draft with ``head``, by default the implementation's ``load_feature_head(target)``
-    (the shipped head); they have no drafter model, so ``drafter`` is None for them."""
+    (the shipped head); lesson 12's from the text so far and ``corpus`` (an index such as
+    ``corpus_index()``, or None: the text's own alone). Neither has a drafter model, so
+    ``drafter`` is None for them."""
 
     def __init__(self, target, drafter, settings: Sampling, new_tokens: int, gamma: int = 4,
-                 impl: str = implementation.DEFAULT_IMPL, loop: str = "speculative_generate", head=None):
+                 impl: str = implementation.DEFAULT_IMPL, loop: str = "speculative_generate", head=None,
+                 corpus=None):
         if loop not in LOOPS:
             raise AdapterError(f"unknown loop {loop!r}; expected one of {', '.join(LOOPS)}")
         module, function = LOOPS[loop]
@@ -130,11 +133,12 @@ class CourseLoop:
         except (ValueError, RuntimeError) as exc:  # a head saved for another target's shape
             raise AdapterError(f"{function} drafts with the feature head trained for the shipped target, "
                                f"which does not fit this target: {exc}") from exc
-        shape = {"tree_speculative_generate": "branching=(2, 2, 1)",
-                 "eagle_tree_generate": "its default tree"}.get(loop, f"gamma={gamma}")
+        suffix_trees = f"its default trees from the text{' and the corpus' if corpus is not None else ''}"
+        shape = {"tree_speculative_generate": "branching=(2, 2, 1)", "eagle_tree_generate": "its default tree",
+                 **dict.fromkeys(SUFFIX_LOOPS, suffix_trees)}.get(loop, f"gamma={gamma}")
         self.name = f"{function} from {impl} ({shape})"
-        self.target, self.settings, self.new_tokens = target, settings, new_tokens
-        self.drafter = None if loop in EAGLE_LOOPS else drafter
+        self.target, self.settings, self.new_tokens, self.corpus = target, settings, new_tokens, corpus
+        self.drafter = None if loop in EAGLE_LOOPS or loop in SUFFIX_LOOPS else drafter
         self.loop, self.gamma = loop, gamma
         self.processor = settings.processor(target.config.vocab_size)
         if self.head is not None:  # the drafter tests then read the head's q, not an unrelated drafter's
@@ -156,6 +160,10 @@ class CourseLoop:
                 return self.function(prompt_ids, self.target, self.head, gamma=self.gamma, **common)[0]
             if self.loop == "eagle_tree_generate":
                 return self.function(prompt_ids, self.target, self.head, **common)[0]
+            if self.loop == "suffix_speculative_generate":
+                return self.function(prompt_ids, self.target, self.corpus, **common)[0]
+            if self.loop == "fast_suffix_speculative_generate":
+                return self.function(prompt_ids, self.target, self.corpus, compile=False, **common)[0]
             return self.function(prompt_ids, self.drafter, self.target, use_cache=True, **common)[0]
         except NotImplementedError as exc:
             raise AdapterError(f"{self.name}: not started (it raises NotImplementedError); write it, "
@@ -210,15 +218,16 @@ def load_adapter_file(path: str, target, drafter, settings: Sampling, new_tokens
 
 
 def make(sampler: str, target, drafter, settings: Sampling, new_tokens: int, gamma: int = 4,
-         impl: str = implementation.DEFAULT_IMPL, loop: str = "speculative_generate", head=None):
+         impl: str = implementation.DEFAULT_IMPL, loop: str = "speculative_generate", head=None, corpus=None):
     """The adapter ``sampler`` names: a built-in one or a user's file (``head``: the feature
-    head of lesson 11's loops, when not the implementation's shipped one)."""
+    head of lesson 11's loops, when not the implementation's shipped one; ``corpus``: the
+    index lesson 12's loops read beside the text's own)."""
     if sampler == "hf-assisted":
         return HFAssisted(target, drafter, settings, new_tokens, gamma)
     if sampler == "prompt-lookup":
         return HFPromptLookup(target, drafter, settings, new_tokens, gamma)
     if sampler == "lessons":
-        return CourseLoop(target, drafter, settings, new_tokens, gamma, impl, loop, head)
+        return CourseLoop(target, drafter, settings, new_tokens, gamma, impl, loop, head, corpus)
     return load_adapter_file(sampler, target, drafter, settings, new_tokens)
 
 

@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 from grader.arguments import positive_int
-from grader.audit import BUILT_IN, LOOPS
+from grader.audit import BUILT_IN, LOOPS, SUFFIX_LOOPS
 
 DEFAULT_TEXTS = 96
 QUICK_TEXTS = 16  # --quick: under a minute on a busy 2-core CPU, power stated as for the default
@@ -93,7 +93,9 @@ def run_shipped(args, settings) -> int:
 
     target, drafter, tokenizer = load_pair(args.device, target=args.target or SHIPPED_TARGET,
                                            drafter=args.drafter or SHIPPED_DRAFTER)
-    adapter = adapters.make(args.sampler, target, drafter, settings, args.new_tokens, args.gamma, args.impl, args.loop)
+    corpus = shipped_corpus(args) if args.sampler == "lessons" and args.loop in SUFFIX_LOOPS else None
+    adapter = adapters.make(args.sampler, target, drafter, settings, args.new_tokens, args.gamma, args.impl, args.loop,
+                            corpus=corpus)
     if not args.json:
         print(f"drawing {args.texts} texts × {args.new_tokens} tokens from {adapter.name}"
               + ("" if args.texts <= QUICK_TEXTS else f" (--quick draws {QUICK_TEXTS}: a quicker answer, a "
@@ -108,6 +110,19 @@ def run_shipped(args, settings) -> int:
     print(report.as_json(header, tests, record.token_stats, power=vars(statement)) if args.json
           else report.text(header, tests, statement, record.token_stats))
     return 0 if not any(t.rejected for t in tests) else 1
+
+
+def shipped_corpus(args):
+    """The corpus index lesson 12's loops read on the shipped target (built once and cached on
+    disk, with a progress bar); None under another --target, whose tokenizer it does not fit."""
+    from grader import implementation
+
+    if args.target:
+        return None
+    try:
+        return implementation.load(args.impl, "suffix").corpus_index(progress=not args.json)
+    except (implementation.ImplementationNotFound, ImportError, AttributeError):
+        return None  # the adapter then says what it cannot take from --impl
 
 
 def shipped_audit(adapter, tokenizer, texts: int, new_tokens: int, seed: int, drafter, progress: bool = False):

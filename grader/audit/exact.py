@@ -14,7 +14,7 @@ law's cells that each case's joint test catches with probability ≥ 0.99.
 from collections import defaultdict
 from dataclasses import dataclass
 
-from grader.audit import EAGLE_LOOPS, adapters
+from grader.audit import EAGLE_LOOPS, SUFFIX_LOOPS, adapters
 from grader.audit.pit import ALPHA, Test
 from grader.checks import eagle_generate
 from grader.checks.speculative_generate import LAW_CASES, models
@@ -60,7 +60,8 @@ def exact_audit(sampler: str, seed: int, impl: str, loop: str, draws: int | None
         samples = [tuple(adapters.checked_generate(adapter, case.prompt, seed * 1_000_003 + index * 10_007 + i,
                                                    case.length, target.config.vocab_size))
                    for i in range(count)]
-        drafted_by = "the tiny feature head" if head is not None else f"{case.drafter} drafter"
+        drafted_by = ("the tiny feature head" if head is not None else "the text's suffix index"
+                      if loop in SUFFIX_LOOPS else f"{case.drafter} drafter")
         label = f"{settings}, prompt {case.prompt}, gamma={case.gamma}, {drafted_by}"
         law = laws.sequence_law(target, case.prompt, case.length, settings.processor(target.config.vocab_size),
                                 [adapters.NO_EOS])

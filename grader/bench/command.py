@@ -93,6 +93,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--eagle", action="store_true",
                         help="also time lesson 11's feature head (the shipped one; the shipped pair only): its "
                              "chain and its dynamic tree beside the drafter's chain")
+    parser.add_argument("--suffix", action="store_true",
+                        help="also time lesson 12's suffix loops (drafts from the text so far and the corpus; "
+                             "the shipped pair only) and its adaptive-length drafter beside autoregressive "
+                             "decoding, the drafter's chain, the feature head and HF assisted generation")
     parser.add_argument("--batch", type=batch_sizes, default=None, metavar="B,B,…",
                         help="also time lesson 8's batched speculative decoding against batched "
                              "autoregressive decoding at these batch sizes, e.g. 1,2,4,8,16,32")
@@ -141,6 +145,7 @@ class BenchOptions:
     fast_gamma: int | None
     trees: bool
     eagle: bool
+    suffix: bool
     batch: list[int] | None
     impl: str
     plot: str | None
@@ -150,15 +155,18 @@ class BenchOptions:
     @classmethod
     def parsed(cls, args: argparse.Namespace) -> "BenchOptions":
         """The options of ``args`` as parsed by ``add_arguments``; UsageError where they cannot run together."""
-        if args.eagle and (args.pair != "shipped" or args.target):
-            raise UsageError("--eagle needs --pair shipped (and no --target): the shipped feature head drafts "
-                             "for the shipped target only")
+        for flag, why in (("eagle", "the shipped feature head drafts for the shipped target only"),
+                          ("suffix", "its corpus index is of the shipped tokenizer, and it stands beside the "
+                                     "shipped feature head")):
+            if getattr(args, flag) and (args.pair != "shipped" or args.target):
+                raise UsageError(f"--{flag} needs --pair shipped (and no --target): {why}")
         return cls(pair=args.pair, target=args.target, drafter=args.drafter,
                    synthetic_shape=(args.layers, args.hidden, args.divergence), device=args.device, dtype=args.dtype,
                    gammas=args.gammas, sizes=resolve_sizes(args.quick, args.prompts, args.new_tokens, args.repeats,
                                                            args.fast),
                    quick=args.quick, sampling=args.sampling, hf=not args.no_hf, compile=not args.no_compile,
-                   fast_gamma=args.fast_gamma, trees=args.trees, eagle=args.eagle, batch=args.batch, impl=args.impl,
+                   fast_gamma=args.fast_gamma, trees=args.trees, eagle=args.eagle, suffix=args.suffix,
+                   batch=args.batch, impl=args.impl,
                    plot=args.plot, json=args.json, threads=args.threads)
 
 

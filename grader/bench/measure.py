@@ -1,14 +1,16 @@
 """`grader bench`'s measurement: build the pair and the prompts, run the bench, print the report.
 grader/bench/command.py parses the command line into the ``BenchOptions`` this runs."""
 import json
+import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import NamedTuple
 
 import torch
 
 from grader import implementation
-from grader.bench import batches, eagle_rows, speedup, tree_shapes
+from grader.bench import batches, eagle_rows, speedup, suffix_rows, tree_shapes
 from grader.bench.command import BenchOptions
 from grader.bench.results import BenchResult, Conditions, FastResult
 from grader.bench.timing import Phases, set_threads
@@ -73,7 +75,7 @@ def run(options: BenchOptions, started: float) -> int:
     threads = set_threads(options.threads)
     sizes = options.sizes
     torch.manual_seed(0)
-    trees = batch_report = eagle = None
+    trees = batch_report = eagle = suffix = None
     with Phases("bench") as phases:
         with phases("setup"):
             device = options.device or default_device()
@@ -95,8 +97,13 @@ def run(options: BenchOptions, started: float) -> int:
             with phases("feature head"):
                 eagle = eagle_rows.run_eagle(setup, implementation.load(options.impl, "eagle"), comparison.gamma,
                                              comparison.alpha, comparison.cost_ratio_c, sizes.repeats)
+        if options.suffix:  # lesson 12's loops beside the others, the drafter's at that γ
+            with phases("suffix"):
+                suffix = suffix_rows.run_suffix(setup, implementation.load(options.impl, "suffix"),
+                                                implementation.load(options.impl, "eagle"), comparison.gamma,
+                                                options.hf, sizes.repeats)
     result = BenchResult(comparison, conditions(setup, pair, threads, options.quick, startup, phases),
-                         trees, batch_report, eagle)
+                         trees, batch_report, eagle, suffix)
     print_report(result)
     if trees is not None:
         tree_shapes.print_trees(trees)
@@ -104,6 +111,8 @@ def run(options: BenchOptions, started: float) -> int:
         batches.print_batches(batch_report)
     if eagle is not None:
         eagle_rows.print_eagle(eagle, comparison.alpha, comparison.cost_ratio_c)
+    if suffix is not None:
+        suffix_rows.print_suffix(suffix)
     print(f"\nstart-up (Python, torch, transformers) {startup:.1f} s, then:")
     print(phases.table())
     if options.plot:
@@ -124,7 +133,21 @@ def conditions(setup: speedup.Setup, pair: Pair, threads: int, quick: bool, star
                       drafter=pair.drafter_name, prompts=len(setup.prompts), new_tokens=setup.new_tokens,
                       torch_threads=threads, quick=quick, startup_seconds=startup, phases=phases.report(),
                       load=phases.whole.report(), warning=phases.warning(),
-                      device_name=torch.cuda.get_device_name() if cuda else None)
+                      device_name=torch.cuda.get_device_name() if cuda else None, commit=course_commit())
+
+
+def course_commit() -> str | None:
+    """The git commit of the course's code measured, "+ changes" when its working tree differs
+    from it; None outside a git checkout (a release)."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(Path(__file__).resolve().parents[2]), *args], capture_output=True,
+                              text=True, timeout=30).stdout.strip()
+    try:
+        commit = git("rev-parse", "HEAD")
+        changed = git("status", "--porcelain", "--untracked-files=no")
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return commit + (" + changes" if changed else "") if commit else None
 
 
 def print_report(result: BenchResult) -> None:

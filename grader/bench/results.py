@@ -167,6 +167,24 @@ class EagleReport:
 
 
 @dataclass(frozen=True)
+class SuffixRow:
+    """One method of ``--suffix``; tokens per call only for the suffix loops (None otherwise)."""
+    method: str
+    tokens_per_second: float
+    speedup_vs_autoregressive: float
+    tokens_per_target_call: float | None  # the prefill included
+    predicted_tokens_per_target_call: float | None  # as the index's tree scores predicted
+    speedup_vs_fast_autoregressive: float | None  # the fast loops' rows only
+
+
+@dataclass(frozen=True)
+class SuffixReport:
+    rows: list[SuffixRow]
+    adaptive_vs_fixed: dict[str, float]  # each adaptive row's speed over the drafter chain at the best fixed γ
+    corpus_tokens: int  # the corpus index's length
+
+
+@dataclass(frozen=True)
 class Conditions:
     """What was timed, on what, and under which load."""
     device: str
@@ -182,6 +200,7 @@ class Conditions:
     load: dict  # the whole bench's
     warning: str | None  # when other work competed for the CPU
     device_name: str | None = optional()  # the GPU's name on CUDA
+    commit: str | None = optional()  # the course's git commit measured ("+ changes": with uncommitted ones)
 
 
 @dataclass(frozen=True)
@@ -192,10 +211,11 @@ class BenchResult:
     trees: list[TreeRow] | None = None  # with --trees
     batches: BatchReport | None = None  # with --batch
     eagle: EagleReport | None = None  # with --eagle
+    suffix: SuffixReport | None = None  # with --suffix
 
     def to_json(self) -> dict:
         """One JSON object: the comparison's keys, then ``trees``, ``batch`` and
-        ``crossover_batch``, ``eagle`` when timed, then the conditions'."""
+        ``crossover_batch``, ``eagle``, ``suffix`` when timed, then the conditions'."""
         found = as_json(self.comparison)
         if self.trees is not None:
             found["trees"] = as_json(self.trees)
@@ -203,4 +223,6 @@ class BenchResult:
             found.update(as_json(self.batches))
         if self.eagle is not None:
             found["eagle"] = as_json(self.eagle)
+        if self.suffix is not None:
+            found["suffix"] = as_json(self.suffix)
         return found | as_json(self.conditions)
