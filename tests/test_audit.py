@@ -17,9 +17,10 @@ import torch
 from scipy import stats as scipy_stats
 
 from grader import cli
-from grader.audit import adapters, command, diagnosis, pit, power, replay, report
+from grader.audit import adapters, command, diagnosis, null_study, pit, power, replay, report
 from grader.audit.draws import Record, draw
 from grader.audit.exact import exact_audit, settings_of
+from grader.bench import timing
 from grader.models import load_pair, shipped_pair_present
 from grader.models.corpus import held_out_prompts
 from grader.oracle import stats
@@ -108,6 +109,21 @@ def test_each_diagnosis_rule_reads_its_test_and_sign(rule):
         assert diagnosis.diagnose([failing(f"{name}, pooled", other_sign)]) != lines
 
 
+def test_a_cold_sampler_is_diagnosed_cold_not_also_greedy():
+    """Too cold and the drafter's top token too often: the coldness first, and the mode line read
+    as its consequence when the KS test is the stronger evidence; greedy drafts (the mode test the
+    stronger, as for transformers #32867) keep the greedy line."""
+    def both(ks_p, mode_p):
+        return diagnosis.diagnose([pit.Test("PIT uniformity (KS), pooled", 0.05, ks_p, 3840, True),
+                                   pit.Test("drafter mode (z), pooled", 4.5, mode_p, 3840, True)])
+
+    cold = both(1e-9, 1e-5)
+    assert cold[0].startswith("too cold") and cold[1].startswith(diagnosis.COLD_MODE)
+    assert not any("greedily" in line for line in cold)
+    greedy = both(1e-5, 1e-20)
+    assert "drafts chosen greedily" in greedy[0] and greedy[1].startswith("too cold")
+
+
 def test_diagnosis_names_a_position_specific_failure():
     assert diagnosis.diagnose([failing("PIT uniformity (KS), position 1")])[-1] == diagnosis.FIRST_TOKEN
     lines = diagnosis.diagnose([failing("drafter region (z), position 5"),
@@ -155,6 +171,45 @@ def test_the_audit_holds_its_level_on_simulated_exact_draws():
         record_of(lambda p, q: p, target, drafter, settings, seed=1000 + seed, positions=40).token_stats, alpha))
         for seed in range(audits))
     assert alarms <= scipy_stats.binom.ppf(0.999, audits, alpha), alarms
+
+
+def test_the_null_study_draws_what_the_audit_reads_holds_its_level_and_sees_a_bias():
+    """grader/audit/null_study.py: its inverse-CDF draws give the statistics the audit computes
+    from the same tokens (pit.token_statistics), its simulated exact audits stay under the level
+    (raised to 0.2 to be measurable), and draws pushed towards the likely tokens alarm."""
+    target, drafter = synthetic(n=1600)
+    processor = adapters.Sampling(1.0, None, 0.9).processor(30)
+    p, q = processor(target), processor(drafter)
+    laws = null_study.NullLaws.of(p, q, (40, 40))
+    rng = np.random.default_rng(0)
+    drawn = laws.exact_draw(rng)
+    place = torch.searchsorted(laws.through, torch.from_numpy(np.random.default_rng(0).random(1600))[:, None])
+    tokens = laws.order.gather(-1, place.clamp(max=29))[:, 0]
+    mass_before, *expected = pit.token_statistics(p, q, tokens, torch.zeros(1600, dtype=torch.float64))
+    for field, value in zip(("p_token", "in_region", "region_mass", "is_mode", "mode_mass"), expected):
+        assert np.allclose(getattr(drawn, field).ravel(), value), field
+    assert np.all((drawn.u.ravel() >= mass_before) & (drawn.u.ravel() <= mass_before + drawn.p_token.ravel()))
+    exact = null_study.summary(null_study.simulate(laws, 60, seed=1, alpha=0.2), alpha=0.2)
+    assert exact["alarms"] <= scipy_stats.binom.ppf(0.999, 60, 0.2), exact
+    colder = null_study.summary(null_study.simulate(laws, 10, seed=2, alpha=0.2, law_of_w=lambda w: w * 0.8))
+    assert colder["alarms"] == 10 and colder["ci95"][0] > 0.6
+
+
+@needs_shipped
+@pytest.mark.slow
+def test_the_null_study_script_runs_a_real_exact_audit_then_simulated_ones_at_its_contexts(tmp_path):
+    """scripts/audit_null_study.py end to end at small draws: the real audit of the reference
+    loop passes, and its contexts give the simulated audits, one JSON line each."""
+    import subprocess
+
+    out = tmp_path / "null.jsonl"
+    done = subprocess.run([sys.executable, "scripts/audit_null_study.py", "--samplers", "lessons", "--texts", "8",
+                           "--new-tokens", "8", "--audits", "40", "--out", str(out)],
+                          cwd=Path(__file__).parents[1], capture_output=True, text=True, timeout=600, check=True)
+    summary = json.loads(done.stdout[done.stdout.index("\n{") + 1:])
+    assert [r["alarm"] for r in summary["real"]] == [False]
+    assert summary["simulated"]["audits"] == 40 and summary["simulated"]["alarms"] <= 1
+    assert len(out.read_text().splitlines()) == 40
 
 
 def test_pooled_tests_are_not_diluted_by_the_per_position_ones():
@@ -235,6 +290,21 @@ def test_the_support_diagnosis_names_the_law_the_outside_tokens_came_from():
     assert lines[0].startswith(diagnosis.RULES[0][2])  # no evidence: the table's line
 
 
+def test_top_p_first_is_sglangs_convention_on_its_pull_requests_example():
+    """SGLang #36173's regression: probabilities [0.35, 0.25, 0.20, 0.05, 0.03, ...], top-k 4,
+    top-p 0.82. The nucleus of the law before top-k, intersected with top-k, keeps four tokens;
+    top-p on what top-k left, renormalised (transformers' order), keeps three. transformers'
+    generate cannot be asked for the first."""
+    probs = torch.tensor([[0.35, 0.25, 0.20, 0.05, 0.03] + [0.12 / 8] * 8], dtype=torch.float64)
+    logits = probs.log()
+    sglang = adapters.Sampling(1.0, 4, 0.82, top_p_first=True)
+    assert (sglang.processor(13)(logits) > 0).sum() == 4
+    assert (adapters.Sampling(1.0, 4, 0.82).processor(13)(logits) > 0).sum() == 3
+    assert "taken on the law before top-k" in str(sglang)
+    with pytest.raises(adapters.AdapterError, match="transformers applies top-k before top-p"):
+        sglang.hf_kwargs()
+
+
 def test_pit_orders_by_decreasing_probability():
     p = torch.tensor([[0.2, 0.5, 0.3, 0.0]], dtype=torch.float64)
     assert pit.ordered_mass_before(p, torch.tensor([1])).item() == 0.0
@@ -243,7 +313,8 @@ def test_pit_orders_by_decreasing_probability():
 
 
 @pytest.mark.parametrize("settings", [adapters.Sampling(0.7), adapters.Sampling(1.3, 7, None),
-                                      adapters.Sampling(0.9, None, 0.8), adapters.Sampling(1.0, 12, 0.6)])
+                                      adapters.Sampling(0.9, None, 0.8), adapters.Sampling(1.0, 12, 0.6),
+                                      adapters.Sampling(1.0, 4, 0.82, top_p_first=True)])
 def test_sorted_law_is_the_course_processor(settings):
     target, _ = synthetic(n=50)
     sorted_logits, order = torch.sort(target, dim=-1, descending=True)
@@ -385,7 +456,7 @@ def test_adapter_contract_is_enforced(shipped):
 # --- the real bugs, replayed (tests/audit_samplers/, scripts/audit_replays.py) ----------------
 def test_every_replay_is_registered_importable_cites_its_issue_and_has_its_row_in_the_docs():
     docs = (Path(__file__).parents[1] / "docs" / "audit.md").read_text()
-    assert len(REPLAYS) >= 8
+    assert len(REPLAYS) >= 15
     for found in REPLAYS:
         source = found.path.read_text()
         assert re.fullmatch(r"[\w.-]+/[\w.-]+#\d+(, #\d+)*", found.issue), found.issue
@@ -423,7 +494,8 @@ def test_replay_verdict_and_diagnosis_in_quick_mode(found, shipped_pair):
     """Each replay's verdict at `grader audit --quick`'s draws (16 texts × 40 tokens, seed 0;
     one to five minutes each here), and the mechanism its diagnosis names (``DIAGNOSIS``)."""
     target, drafter, tokenizer = shipped_pair
-    adapter = adapters.load_adapter_file(str(found.path), target, drafter, SETTINGS, command.DEFAULT_NEW_TOKENS)
+    adapter = adapters.load_adapter_file(str(found.path), target, drafter, found.settings or SETTINGS,
+                                         command.DEFAULT_NEW_TOKENS)
     _, record, tests, _ = command.shipped_audit(adapter, tokenizer, command.QUICK_TEXTS, command.DEFAULT_NEW_TOKENS,
                                                 0, drafter)
     assert ("FAIL" if any(t.rejected for t in tests) else "PASS") == found.quick_verdict
@@ -511,9 +583,14 @@ def test_command_reports_verdict_statistics_power_and_figure(tmp_path, monkeypat
     assert report["passed"] and report["seed"] == 0 and figure.stat().st_size > 0 and report["diagnosis"] == []
     assert {"hotter", "colder", "mixture", "threshold"} <= set(report["power"])
     assert report["power"]["threshold"] == pytest.approx(pit.ALPHA * pit.POOLED_SHARE / 4)
+    assert "1-min load average" in report["machine load"]
     names = {t["name"] for t in report["tests"]}
+    monkeypatch.setattr(timing.LoadMeter, "competed", property(lambda meter: True))  # as on a busy machine
     assert cli.main(["audit", str(adapter), "--texts", "8", "--new-tokens", "8"]) == 0
     text, err = capsys.readouterr()
+    assert "grader audit: the sampler's texts took" in err and "grader audit: tests and power took" in err
+    warning = timing.competition_warning("during the sampler's texts, the laws along them, tests and power")
+    assert warning in err and f"warning: {warning.removeprefix('WARNING: ')}" in text  # as bench warns, phases named
     assert sorted(p.name for p in tmp_path.iterdir()) == ["figures", "my_adapter.py"]  # no figure unless asked
     assert "drawing texts" in err and "--quick draws 16" not in err and "0/8 [" in err  # tqdm's bar
     assert text.splitlines()[1].startswith("verdict: PASS")

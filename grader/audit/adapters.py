@@ -38,10 +38,14 @@ class Sampling:
     """The sampling settings; the law under test is the target's after them.
 
     ``top_k``: None keeps every token; ``top_p``: None (or 1) keeps the whole mass.
+    ``top_p_first``: the top-p cutoff taken on the law before top-k and intersected with
+    top-k's tokens (SGLang's convention) instead of on what top-k left, renormalised
+    (transformers' order, the default).
     """
     temperature: float = 1.0
     top_k: int | None = None
     top_p: float | None = None
+    top_p_first: bool = False
 
     def __post_init__(self):
         if not self.temperature > 0:
@@ -54,18 +58,32 @@ class Sampling:
 
     def processor(self, vocab_size: int) -> sampling.LogitsProcessor:
         """The course's processor for these settings: temperature, then top-k, then top-p
-        (the order transformers applies them in)."""
-        return sampling.TopKNucleusProcessor(self.temperature, self.top_k or vocab_size, self.top_p or 1.0)
+        (the order transformers applies them in), or top-p then top-k with ``top_p_first``."""
+        kind = TopPThenTopK if self.top_p_first else sampling.TopKNucleusProcessor
+        return kind(self.temperature, self.top_k or vocab_size, self.top_p or 1.0)
 
     def hf_kwargs(self) -> dict:
         """The same settings as transformers' ``generate`` arguments (0 and 1.0 switch off
         its top-k and top-p, whose defaults may come from a model's generation config)."""
+        if self.top_p_first and self.top_k and self.top_p not in (None, 1.0):
+            raise AdapterError("transformers applies top-k before top-p; a top-p cutoff on the law before "
+                               "top-k (top_p_first) cannot be asked of its generate")
         return dict(do_sample=True, temperature=self.temperature, top_k=self.top_k or 0,
                     top_p=self.top_p or 1.0)
 
     def __str__(self) -> str:
         return (f"temperature {self.temperature:g}, top-k {self.top_k or 'off'}, "
-                f"top-p {self.top_p if self.top_p not in (None, 1.0) else 'off'}")
+                f"top-p {self.top_p if self.top_p not in (None, 1.0) else 'off'}"
+                + (" (taken on the law before top-k)" if self.top_p_first else ""))
+
+
+class TopPThenTopK(sampling.TopKNucleusProcessor):
+    """The nucleus of the law before top-k, intersected with top-k's tokens (SGLang's
+    convention): top-p first, then top-k of what it kept (the k likeliest of a prefix of the
+    decreasing order are top-k's own)."""
+
+    def _filter(self, logits: torch.Tensor) -> torch.Tensor:
+        return sampling.keep_top_k(sampling.keep_top_p(logits, self.top_p), self.top_k)
 
 
 class HFAssisted:

@@ -89,6 +89,7 @@ def run_exact(args) -> int:
 
 def run_shipped(args, settings) -> int:
     from grader.audit import adapters, report
+    from grader.bench.timing import Phases
     from grader.models import SHIPPED_DRAFTER, SHIPPED_TARGET, load_pair
 
     target, drafter, tokenizer = load_pair(args.device, target=args.target or SHIPPED_TARGET,
@@ -100,10 +101,16 @@ def run_shipped(args, settings) -> int:
         print(f"drawing {args.texts} texts × {args.new_tokens} tokens from {adapter.name}"
               + ("" if args.texts <= QUICK_TEXTS else f" (--quick draws {QUICK_TEXTS}: a quicker answer, a "
                  "weaker power)"), file=sys.stderr, flush=True)
-    header, record, tests, statement = shipped_audit(adapter, tokenizer, args.texts, args.new_tokens, args.seed,
-                                                     drafter, progress=not args.json)
+    with Phases("grader audit") as phases:  # each phase's time and the other work beside it, as bench does
+        header, record, tests, statement = shipped_audit(adapter, tokenizer, args.texts, args.new_tokens, args.seed,
+                                                         drafter, progress=not args.json, phases=phases)
     header = {"sampler": header.pop("sampler"),
-              "pair": f"target {args.target or 'shipped'}, drafter {args.drafter or 'shipped'}", **header}
+              "pair": f"target {args.target or 'shipped'}, drafter {args.drafter or 'shipped'}", **header,
+              "machine load": phases.whole.conditions()}
+    warning = phases.warning()  # other processes slowed a phase: the times above are not the audit's own
+    if warning:
+        header["warning"] = warning.removeprefix("WARNING: ")
+        print(warning, file=sys.stderr, flush=True)
     if args.figure:
         report.figure(args.figure, record, tests, f"{adapter.name}; {settings}; seed {args.seed}")
         header["figure"] = args.figure
@@ -125,20 +132,24 @@ def shipped_corpus(args):
         return None  # the adapter then says what it cannot take from --impl
 
 
-def shipped_audit(adapter, tokenizer, texts: int, new_tokens: int, seed: int, drafter, progress: bool = False):
+def shipped_audit(adapter, tokenizer, texts: int, new_tokens: int, seed: int, drafter, progress: bool = False,
+                  phases=None):
     """Draw ``texts`` texts of ``new_tokens`` tokens from ``adapter`` after held-out prompts
     and test them: ``(header, record, tests, statement)`` for `report.text` (``drafter``
-    gives q where the sampler has no drafter model of its own; ``progress`` shows bars on stderr)."""
-    from grader.audit.draws import draw
+    gives q where the sampler has no drafter model of its own; ``progress`` shows bars on stderr;
+    ``phases``, a grader/bench/timing.py ``Phases``, times each phase and the load beside it)."""
+    from grader.audit.draws import draw, phase
     from grader.audit.pit import audit_tests, pooled_threshold
     from grader.audit.power import power_statement
     from grader.models.corpus import held_out_prompts
 
     prompts = held_out_prompts(tokenizer, PROMPTS, PROMPT_LENGTH)
     head = getattr(adapter, "region_model", None)  # lesson 11's loops: their feature head's law
-    record = draw(adapter, prompts, texts, new_tokens, seed, region_model=head or drafter, progress=progress)
-    tests = audit_tests(record.token_stats)
-    statement = power_statement(record, adapter.settings, pooled_threshold(tests))
+    record = draw(adapter, prompts, texts, new_tokens, seed, region_model=head or drafter, progress=progress,
+                  phases=phases)
+    with phase(phases, "tests and power"):
+        tests = audit_tests(record.token_stats)
+        statement = power_statement(record, adapter.settings, pooled_threshold(tests))
     region = ("the sampler's drafter" if adapter.drafter is not None
               else "the feature head's law along the text (the target's features at every position)" if head
               else "the pair's drafter (the sampler has no drafter model of its own)")

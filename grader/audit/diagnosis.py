@@ -48,6 +48,8 @@ NEAR_UNIFORM = ("tokens outside the support, drawn nearly uniformly over the voc
 UNIFORM_RANK = 0.3  # the mean vocab_rank above which the outside tokens look uniform over the vocabulary
 EARLY_SHARE = 0.5  # of the tokens outside the support (past the first position), inside the previous row's support
 TAIL_Z = 4.0  # how far above 0.5 the tail PIT mean must lie, in standard errors (sd of U(0,1): 1/√12)
+COLD_MODE = ("the drafter's top token comes out too often, as a law too concentrated makes it (the drafter and "
+             "the target favour the same tokens): read it with the too-cold line above, not as greedy drafts")
 FIRST_TOKEN = ("the first generated token is wrong: it comes from the first target forward, before "
                "any draft is verified (the prompt's last logits, a cache or an off-by-one)")
 
@@ -61,20 +63,24 @@ def diagnose(tests: list[Test], token_stats=None) -> list[str]:
     """One line per rule that the rejected ``tests`` match, each saying where it failed, the
     most significant first (smallest p-value; ties in the table's order): the later lines may
     follow from the first (a too-cold sampler also emits the drafter's top token too often, as
-    both models favour the same tokens; greedy drafts also make the law too concentrated).
-    Then, when no pooled test failed, a line for the position-specific failure. Empty when
+    both models favour the same tokens; greedy drafts also make the law too concentrated). When
+    the too-cold line is the more significant, the drafter's-top-token line says it follows from
+    the coldness (``COLD_MODE``) instead of naming greedy drafts. Then, when no pooled test failed, a line for the position-specific failure. Empty when
     nothing was rejected. With ``token_stats`` (grader/audit/pit.py's TokenStatistics, its row
     evidence computed) the support line says which row the outside tokens came from
     (``support_meaning``)."""
     rejected = [t for t in tests if t.rejected]
-    found = []
+    found = {}
     for name, failing_sign, meaning in RULES:
         matched = [t for t in rejected if t.name.startswith(name) and failing_sign in (0, np.sign(t.statistic))]
         if matched:
             if name == "support":
                 meaning = support_meaning(token_stats) or meaning
-            found.append((min(t.p_value for t in matched), f"{meaning} ({where(matched)})"))
-    lines = [line for _, line in sorted(found, key=lambda pair: pair[0])]  # stable: the table breaks ties
+            found[name, failing_sign] = (min(t.p_value for t in matched), meaning, where(matched))
+    cold, mode = found.get(("PIT uniformity", +1)), found.get(("drafter mode", +1))
+    if cold and mode and cold[0] < mode[0]:  # the coldness is the stronger evidence: the mode excess follows from it
+        found["drafter mode", +1] = (mode[0], COLD_MODE, mode[2])
+    lines = [f"{meaning} ({place})" for _, meaning, place in sorted(found.values(), key=lambda f: f[0])]
     if rejected and not any(map(is_pooled, rejected)):
         positions = sorted({position(t) for t in rejected})
         lines.append(FIRST_TOKEN if positions == [1] else

@@ -5,6 +5,7 @@ text: row ``j`` of the logits is the law of generated token ``j`` given everythi
 the same law the sampler had to follow there.
 """
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,19 +46,39 @@ def logits_along(model, prompt: list[int], ids: list[int]) -> torch.Tensor:
     return model(text).logits[0, len(prompt) - 1 : -1].float().cpu()
 
 
+def phase(phases, name: str):
+    """``phases(name)`` (grader/bench/timing.py's ``Phases``: the phase timed, the other work
+    beside it measured), or nothing when no ``phases`` is kept."""
+    return nullcontext() if phases is None else phases(name)
+
+
 def draw(adapter, prompts: list[list[int]], texts: int, new_tokens: int, seed: int,
-         region_model=None, progress: bool = False) -> Record:
+         region_model=None, progress: bool = False, phases=None) -> Record:
     """``texts`` texts from ``adapter`` (prompts cycled, text ``i`` seeded ``text_seed(seed, i)``)
     and their statistics; ``region_model`` (the adapter's drafter by default) gives q;
-    ``progress`` shows bars with the time left on stderr (texts drawn, then forwards run)."""
+    ``progress`` shows bars with the time left on stderr (texts drawn, then forwards run);
+    ``phases`` (a ``Phases``) times the sampler's texts and the laws along them apart."""
     vocab = adapter.target.config.vocab_size
-    processor = adapter.settings.processor(vocab)
     region_model = adapter.drafter if adapter.drafter is not None else region_model
     start = time.perf_counter()
     used = [prompts[i % len(prompts)] for i in range(texts)]
-    bar = dict(disable=not progress, leave=False)
-    outputs = [checked_generate(adapter, prompt, text_seed(seed, i), new_tokens, vocab)
-               for i, prompt in enumerate(tqdm(used, desc="drawing texts", unit="text", **bar))]
+    bar = {"disable": not progress, "leave": False}
+    with phase(phases, "the sampler's texts"):
+        outputs = [checked_generate(adapter, prompt, text_seed(seed, i), new_tokens, vocab)
+                   for i, prompt in enumerate(tqdm(used, desc="drawing texts", unit="text", **bar))]
+    with phase(phases, "the laws along them"):
+        record = laws_along(adapter, used, outputs, new_tokens, seed, region_model, progress)
+    return Record(used, np.array(outputs), *record, time.perf_counter() - start)
+
+
+def laws_along(adapter, used: list[list[int]], outputs: list[list[int]], new_tokens: int, seed: int,
+               region_model, progress: bool) -> tuple:
+    """``(target_logits, drafter_logits, token_stats)`` of ``Record`` for the texts ``outputs``
+    drawn after the prompts ``used``: one forward per text and model, then the statistics."""
+    vocab = adapter.target.config.vocab_size
+    processor = adapter.settings.processor(vocab)
+    texts = len(outputs)
+    bar = {"disable": not progress, "leave": False}
     models = [adapter.target] + ([region_model] if region_model is not None else [])
     forwards = [(model, p, o) for model in models for p, o in zip(used, outputs)]
     logits = [logits_along(*forward) for forward in tqdm(forwards, desc="the laws along them", unit="forward", **bar)]
@@ -76,5 +97,4 @@ def draw(adapter, prompts: list[list[int]], texts: int, new_tokens: int, seed: i
         parts.append(token_statistics(p, q, tokens[rows], uniforms[rows])
                      + row_evidence(p, unfiltered(logits), tokens[rows], uniforms[rows], first[rows]))
     shaped = [np.concatenate(column).reshape(texts, new_tokens) for column in zip(*parts)]
-    return Record(used, np.array(outputs), target_logits, drafter_logits, TokenStatistics(*shaped),
-                  time.perf_counter() - start)
+    return target_logits, drafter_logits, TokenStatistics(*shaped)

@@ -25,7 +25,7 @@ them rejects is a lower bound on the audit's power. Each is in closed form:
 ``tests/test_audit.py`` checks the bound against simulated draws.
 """
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
@@ -56,12 +56,19 @@ def sorted_law(sorted_logits: torch.Tensor, settings) -> torch.Tensor:
     laws the power search needs cheap. It equals the course's processor (solutions/sampling.py)
     wherever no two kept logits are tied (tests/test_audit.py)."""
     x = sorted_logits.double() / settings.temperature
-    if settings.top_k is not None and settings.top_k < x.shape[-1]:
-        x = x.masked_fill(x < x[:, settings.top_k - 1 : settings.top_k], float("-inf"))
-    if settings.top_p is not None and settings.top_p < 1:
-        probs = torch.softmax(x, dim=-1)
-        x = x.masked_fill(probs.cumsum(-1) - probs >= settings.top_p, float("-inf"))
-    return torch.softmax(x, dim=-1)
+
+    def top_k(x):
+        if settings.top_k is not None and settings.top_k < x.shape[-1]:
+            x = x.masked_fill(x < x[:, settings.top_k - 1 : settings.top_k], float("-inf"))
+        return x
+
+    def top_p(x):
+        if settings.top_p is not None and settings.top_p < 1:
+            probs = torch.softmax(x, dim=-1)
+            x = x.masked_fill(probs.cumsum(-1) - probs >= settings.top_p, float("-inf"))
+        return x
+
+    return torch.softmax(top_k(top_p(x)) if settings.top_p_first else top_p(top_k(x)), dim=-1)
 
 
 def pit_cells(sorted_p: torch.Tensor) -> tuple[torch.Tensor, ...]:
@@ -188,7 +195,7 @@ def power_statement(record, settings, threshold: float, power: float = POWER) ->
 
     def temperature_chance(factor):
         def chance(r):
-            changed = type(settings)(settings.temperature * factor(r), settings.top_k, settings.top_p)
+            changed = replace(settings, temperature=settings.temperature * factor(r))
             return detection_bound(contexts.deviation(changed), null, threshold)
         return chance
 

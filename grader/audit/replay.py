@@ -11,7 +11,8 @@ that the unchanged loop passes.
 A round, from the text so far:
 
 - ``draft(logits [V]) -> (token, q_told [V])`` k times: the drafter's logits at the end of the
-  text, the token appended, and the law the verifier will use as q for it;
+  text it reads (``drafter_text``: the text and the round's drafts so far), the token appended,
+  and the law the verifier will use as q for it;
 - one target forward over the text and its k drafts: ``p`` ``[k + 1, V]`` after the settings
   (``target_law``), row i for draft i, row k for the bonus token;
 - ``verify(p, q_told [k, V], drafts [k]) -> (n, token)``: keep ``drafts[:n]``, then ``token``.
@@ -47,7 +48,7 @@ class ReplayLoop:
             k = min(self.gamma, self.new_tokens - (len(ids) - len(prompt_ids)) - 1)  # room for the target's token
             drafts, q_rows = [], []
             for _ in range(k):
-                token, q_told = self.draft(self.logits(self.drafter, ids + drafts)[-1])
+                token, q_told = self.draft(self.logits(self.drafter, self.drafter_text(ids, drafts))[-1])
                 drafts.append(int(token))
                 q_rows.append(q_told)
             p = self.target_law(self.logits(self.target, ids + drafts)[-(k + 1):])
@@ -60,6 +61,11 @@ class ReplayLoop:
     def logits(model, ids: list[int]) -> torch.Tensor:
         """``[len(ids), V]``: the model's logits at every position of ``ids``, float32."""
         return model(torch.tensor([ids], device=model.device)).logits[0].float().cpu()
+
+    def drafter_text(self, ids: list[int], drafts: list[int]) -> list[int]:
+        """The text the drafter reads before its next draft: the text so far and this round's
+        drafts (a replay whose drafter cache is not rolled back reads more)."""
+        return ids + drafts
 
     def draft(self, logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """One draft from the drafter's ``logits`` ``[V]``: sampled from q after the settings,
@@ -87,24 +93,28 @@ def make_replay(cls):
 @dataclass(frozen=True)
 class Replay:
     """One replayed bug: its file (an adapter file for ``grader audit``), the engine, the issue
-    cited (``owner/repo#N``), the mechanism in a line, and the verdict ``grader audit --quick``
-    gives it at seed 0 (measured; tests/test_audit.py holds it)."""
+    cited (``owner/repo#N``), the mechanism in a line, the verdict ``grader audit --quick``
+    gives it at seed 0 (measured; tests/test_audit.py holds it), and the settings it is audited
+    under where the bug needs others than the audit's defaults (None: the defaults)."""
     path: Path
     engine: str
     issue: str
     mechanism: str
     quick_verdict: str
+    settings: Sampling | None = None
 
 
 def replays(folder: Path) -> list[Replay]:
     """The replays in ``folder``: every ``*.py`` file that declares ``ISSUE`` (others, such as
     a sampler that replays no published bug, are skipped), in name order. A replay file also
-    declares ``ENGINE``, ``MECHANISM``, ``QUICK_VERDICT`` ("PASS" or "FAIL") and ``make_adapter``."""
+    declares ``ENGINE``, ``MECHANISM``, ``QUICK_VERDICT`` ("PASS" or "FAIL") and ``make_adapter``,
+    and ``SETTINGS`` (a ``Sampling``) where its bug shows only under other settings."""
     found = []
     for path in sorted(Path(folder).glob("*.py")):
         spec = importlib.util.spec_from_file_location(f"audit_replay_{path.stem}", path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         if hasattr(module, "ISSUE"):
-            found.append(Replay(path, module.ENGINE, module.ISSUE, module.MECHANISM, module.QUICK_VERDICT))
+            found.append(Replay(path, module.ENGINE, module.ISSUE, module.MECHANISM, module.QUICK_VERDICT,
+                                getattr(module, "SETTINGS", None)))
     return found
