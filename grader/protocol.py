@@ -20,6 +20,10 @@ record                                                                      mess
 
 ``output_at`` is the byte offset of the runner's output (its standard output and error,
 one file) when the record was sent: where the exercise's printed text starts and ends.
+
+A warm runner's zygote (grader/runner/zygote.py) says two things on its control socket,
+read through ``zygote_message``: ``{"ready": true}`` (``Ready``) and ``{"exited": code}``
+(``Exited``).
 """
 import math
 from dataclasses import asdict, dataclass, field, fields
@@ -140,6 +144,35 @@ class Crashed:
 
     def record(self) -> dict:
         return {"crashed": self.traceback}
+
+
+@dataclass(frozen=True)
+class Ready:
+    """The zygote can fork the next child."""
+
+    def record(self) -> dict:
+        return {"ready": True}
+
+
+@dataclass(frozen=True)
+class Exited:
+    """The zygote's child ended: its exit code, or 128 + the signal that killed it."""
+    code: int
+
+    def record(self) -> dict:
+        return {"exited": self.code}
+
+
+def zygote_message(record) -> Ready | Exited:
+    """What the zygote said; raises ProtocolError for anything but ``{"ready": true}`` or
+    ``{"exited": code}`` with a code of 0 to 255."""
+    if type(record) is dict and len(record) == 1:
+        (word, value), = record.items()
+        if word == "ready" and value is True:
+            return Ready()
+        if word == "exited" and type(value) is int and 0 <= value <= 255:
+            return Exited(value)
+    raise ProtocolError(f'expected {{"ready": true}} or {{"exited": code}} from the zygote, got {str(record)[:120]}')
 
 
 Message = Start | End | LoadError | FunctionAnswer | CallAnswer | ObserverEntry | Crashed

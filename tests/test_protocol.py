@@ -58,6 +58,17 @@ def test_a_forged_record_is_refused_saying_what_was_wrong(record, said):
     assert said in str(refused.value)
 
 
+@pytest.mark.parametrize("record, said", [({"ready": True}, protocol.Ready()), ({"exited": 137}, protocol.Exited(137)),
+                                           ({"ready": 1}, None), ({"exited": 256}, None), ({"exited": True}, None),
+                                           ({"ready": True, "exited": 0}, None), (["ready"], None)])
+def test_the_zygote_says_ready_or_exited_and_nothing_else(record, said):
+    if said is not None:
+        assert protocol.zygote_message(json.loads(json.dumps(said.record()))) == said == protocol.zygote_message(record)
+        return
+    with pytest.raises(protocol.ProtocolError, match="from the zygote"):
+        protocol.zygote_message(record)
+
+
 def test_a_forged_load_error_is_still_worded_as_one():
     """Its values are cut to text (the verdict words whatever was sent), the rest dropped."""
     error = protocol.decode({"load_error": {"kind": "raised", "message": ["x"] * 5000, "other": 1}})

@@ -19,7 +19,7 @@ import subprocess
 import tempfile
 import time
 
-from grader import sources
+from grader import protocol, sources
 from grader.decider import sandbox
 from grader.decider.channel import Channel, RunnerGone, RunnerTimeout
 
@@ -74,7 +74,7 @@ class Zygote:
         channel); count what it runs. Raises ZygoteFailed."""
         if self.resident is not None:
             return
-        self._expect("ready")
+        self._expect(protocol.Ready)
         self.resident = sandbox.tasks_in(self.process.pid) - 1
         if not 0 <= self.resident <= RESIDENT_LIMIT:
             raise ZygoteFailed(f"the zygote runs {self.resident} threads")
@@ -99,7 +99,7 @@ class Zygote:
         if self.exited is None:
             self.channel.deadline = time.monotonic() + timeout
             try:
-                self.exited = self._expect("exited")
+                self.exited = self._expect(protocol.Exited).code
             except RunnerTimeout:
                 raise subprocess.TimeoutExpired("zygote", timeout) from None
         return self.exited
@@ -120,24 +120,25 @@ class Zygote:
         ZygoteFailed or RunnerTimeout."""
         if self.reaping:
             if self.exited is None:
-                self.exited = self._expect("exited")
-            self._expect("ready")
+                self.exited = self._expect(protocol.Exited).code
+            self._expect(protocol.Ready)
             self.reaping = False
 
-    def _expect(self, word: str):
-        """The zygote's next message, which must be ``{word: value}`` (``ready``: true;
-        ``exited``: an exit code 0..255); returns the value. Raises ZygoteFailed otherwise,
-        RunnerTimeout past the channel's deadline."""
+    def _expect(self, kind: type):
+        """The zygote's next message, which must be a ``kind`` (``protocol.Ready`` or
+        ``protocol.Exited``). Raises ZygoteFailed otherwise, RunnerTimeout past the channel's
+        deadline."""
         try:
             message = self.channel.receive()
         except RunnerGone as exc:
             raise ZygoteFailed(f"the zygote ended ({exc})") from None
-        value = message.get(word) if type(message) is dict and len(message) == 1 else None
-        if word == "ready" and value is True:
-            return value
-        if word == "exited" and type(value) is int and 0 <= value <= 255:
-            return value
-        raise ZygoteFailed(f"the zygote said {str(message)[:120]} where {word} was due")
+        try:
+            said = protocol.zygote_message(message)
+        except protocol.ProtocolError:
+            said = None
+        if not isinstance(said, kind):
+            raise ZygoteFailed(f"the zygote said {str(message)[:120]} where {kind.__name__.lower()} was due")
+        return said
 
     def kill(self) -> None:
         """The whole sandbox killed (its process group) and everything of it closed."""

@@ -38,6 +38,7 @@ import socket
 import sys
 import traceback
 
+from grader import protocol
 from grader.runner import __main__ as cold
 
 PR_SET_DUMPABLE = 4
@@ -98,7 +99,7 @@ def main() -> None:
 
 def serve(control: socket.socket, args, kept: set[str]) -> None:
     """Fork a child per ``F`` request and clean up after it on ``R``, until the decider hangs up."""
-    say(control, {"ready": True})
+    say(control, protocol.Ready().record())
     while True:
         message, fds, _, _ = socket.recv_fds(control, 1, 3)
         if not message:
@@ -114,9 +115,9 @@ def serve(control: socket.socket, args, kept: set[str]) -> None:
         reported = await_reap(control, pid)
         statuses = reap_all()
         if not reported:
-            say(control, {"exited": wait_code(statuses[pid])})
+            say(control, protocol.Exited(wait_code(statuses[pid])).record())
         fresh_scratch(args.compile_cache, kept)
-        say(control, {"ready": True})
+        say(control, protocol.Ready().record())
 
 
 def await_reap(control: socket.socket, pid: int) -> bool:
@@ -135,7 +136,7 @@ def await_reap(control: socket.socket, pid: int) -> bool:
                         if message != REAP:
                             raise Refused(f"expected a reap request, got {message!r}")
                         return reported
-                    say(control, {"exited": wait_code(os.waitpid(pid, 0)[1])})
+                    say(control, protocol.Exited(wait_code(os.waitpid(pid, 0)[1])).record())
                     reported = True
                     selector.unregister(pidfd)
         finally:
