@@ -1,0 +1,128 @@
+"""Check `suffix_speculative_generate` (lesson 12), the loop drafted by suffix matches, on
+the tiny target of the other loop checks with three corpora built here: the target's own
+greedy text (its drafts are right), text sampled from the target at T = 1, and random
+tokens (poor drafts), or none (the text's own index alone). Under greedy decoding: the
+output is the target's greedy text (grader/checks/loop_properties.py's shared properties:
+end tokens, ``max_gen_len`` inside a tree) and ``mean_accepted`` is the reference loop's
+(it shows what the index held: an index never updated drafts less); one target forward per
+round (observed, against the reference loop's). Under sampling: the target's exact law of
+the first tokens at T = 1, T = 0.6 and top-k, which children verified as samples of the
+counts' distribution break. The reference loop's answers and the laws are the decider's
+alone (grader/judges/suffix_generate.py)."""
+import functools
+
+import torch
+
+from grader.checks import loop_properties as shared
+from grader.checks.harness import CheckRun
+from grader.observers.trace import LoggedModel
+from grader.oracle import tiny
+from solutions import sampling
+from solutions.suffix import SuffixIndex
+
+CORPUS_TEXTS = 12  # texts of CORPUS_LENGTH tokens after a one-token prompt, for each built corpus
+CORPUS_LENGTH = 20
+GREEDY_RUNS = [  # (corpus, prompt, shape)
+    ("greedy", [0], {"max_nodes": 4, "threshold": 0.1}),
+    ("sampled", [2, 3, 4], {"max_nodes": 8, "threshold": 0.05}),
+    ("random", [5, 1], {"max_nodes": 6, "threshold": 0.1}),
+    (None, [1, 2, 3, 1, 2, 3], {"max_nodes": 6, "threshold": 0.1}),
+]
+SHAPE = {"max_nodes": 6, "threshold": 0.05}  # the end tokens', max_gen_len's and the forward count's runs
+LAW_CASES = [  # (processor, corpus, prompt, shape, max_gen_len, draws)
+    (sampling.MultinomialProcessor(temperature=1.0), "random", [0], {"max_nodes": 6, "threshold": 0.05}, 4, 300),
+    (sampling.MultinomialProcessor(temperature=0.6), "sampled", [2, 3, 4, 5], {"max_nodes": 6, "threshold": 0.05},
+     4, 300),
+    (sampling.TopKProcessor(temperature=1.0, top_k=3), "sampled", [3], {"max_nodes": 8, "threshold": 0.02}, 5, 300),
+]
+NUMBER_HINT = ("mean_accepted is the number of accepted nodes over the number of rounds (one target forward "
+               "each after the prefill), a Python float; 0.0 when no round ran")
+GREEDY_HINT = ("under greedy decoding the output must be the target's own greedy text: ONE target forward over the "
+               "last token and the tree's nodes, with the tree's mask and positions, scores every node as a plain "
+               "forward over its own path would; row 0 is the root, row 1 + i node i.",
+               "tree_layout(parents), then tree_attention(end, mask, depths, end − 1, dtype); "
+               "walk_deterministic_tree(logits_processor(logits[0]), parents, nodes); after the walk keep the text "
+               "and the accepted path in the target's cache (keep_positions: row x at position end − 1 + x)")
+MAX_GEN_LEN_HINT = ("never return more than max_gen_len tokens: a round emits its accepted path and one token of "
+                    "its own, so near the end its tree must be shallower.",
+                    "speculation_tree(..., max_depth=min(max_nodes, tokens left − 1))")
+
+
+def corpora(check: CheckRun, target) -> dict:
+    """{name: SuffixIndex}: the target's greedy texts, texts it samples at T = 1 (from the
+    check's seed), and random tokens, each after the prompts 0 … CORPUS_TEXTS − 1 (mod V)."""
+    generator = check.generator("corpora")
+    texts = {"greedy": [], "sampled": []}
+    with torch.no_grad():
+        for number in range(CORPUS_TEXTS):
+            for name in texts:
+                ids = [number % tiny.TINY_VOCAB]
+                for _ in range(CORPUS_LENGTH):
+                    logits = target(torch.tensor([ids])).logits[0, -1].double()
+                    token = (logits.argmax() if name == "greedy"
+                             else torch.multinomial(logits.softmax(-1), 1, generator=generator)[0])
+                    ids.append(int(token))
+                texts[name] += ids
+    random_text = torch.randint(0, tiny.TINY_VOCAB, (CORPUS_TEXTS * (CORPUS_LENGTH + 1),), generator=generator)
+    return {**{name: SuffixIndex(text) for name, text in texts.items()}, "random": SuffixIndex(random_text.tolist()),
+            None: None}
+
+
+def run(check: CheckRun) -> None:
+    generate = check.function("suffix_speculative_generate")
+    target, _ = shared.models()
+    indexes = corpora(check, target)
+    for corpus, prompt, shape in GREEDY_RUNS:
+        label = f"{corpus or 'no'} corpus, prompt {prompt}, " + described(shape)
+        ids, number = generated(check, generate, prompt, target, indexes[corpus], **shape,
+                                max_gen_len=shared.GREEDY_LENGTH, what=f"(greedy, {label})")
+        check.judge("loop_properties.greedy", "greedy output", ids, target, prompt, GREEDY_HINT, case=label,
+                    max_gen_len=shared.GREEDY_LENGTH, eos_tokens_id=shared.NO_EOS)
+        check.judge("greedy_number", indexes[corpus], prompt, shape, number, target, label)
+    loop = as_loop(check, generate, indexes)
+    shared.check_end_tokens(check, loop, target)
+    shared.check_max_gen_len(check, loop, target, indexes["sampled"])
+    check.stop_if_failed("forward counts and law tests")
+    with check.observing():
+        log = []
+        generated(check, generate, [2, 3], LoggedModel(target, "target", log, check.observation), indexes["sampled"],
+                  **SHAPE, max_gen_len=shared.GREEDY_LENGTH, what="(greedy, the target wrapped to record each forward)")
+        check.judge("forwards", [(c.fed, c.cached) for c in log], [2, 3], target, indexes["sampled"])
+    for processor, corpus, prompt, shape, length, draws in LAW_CASES:
+        label = f"{processor!r}, {corpus} corpus, prompt {prompt}, {described(shape)}, max_gen_len={length}"
+        check.seed_everything("law", label)
+        samples = [tuple(generated(check, generate, prompt, target, indexes[corpus], **shape, max_gen_len=length,
+                                   logits_processor=processor, eos_tokens_id=1, what=f"({label})")[0])
+                   for _ in range(draws * check.draws)]
+        check.judge("loop_properties.law_tests", samples, target, prompt, length, processor, 1, label,
+                    "the output must follow the target's law: the nodes are chosen, not sampled, so verify a node's "
+                    "children as point masses, without replacement (walk_deterministic_tree, with "
+                    "verify_deterministic_children), from the root down; a node without children emits a token "
+                    "drawn from its p. Verifying them as samples of the counts' distribution is not exact")
+
+
+def described(shape: dict) -> str:
+    return ", ".join(f"{key}={value}" for key, value in shape.items())
+
+
+def generated(check: CheckRun, generate, prompt, target, corpus, what: str, **kwargs) -> tuple[list[int], float]:
+    """The learner's ``(ids, mean_accepted)``, greedy with no end token unless told otherwise."""
+    kwargs.setdefault("logits_processor", shared.GREEDY)
+    kwargs.setdefault("eos_tokens_id", shared.NO_EOS)
+    return shared.ids_and_number(check, check.call(generate, list(prompt), target, corpus, what=what, **kwargs), what,
+                                 ("mean_accepted", "mean_accepted"), kwargs.get("max_nodes", 24), NUMBER_HINT)
+
+
+def as_loop(check: CheckRun, generate, indexes: dict) -> shared.Loop:
+    """The suffix loop for the shared end-token and max_gen_len properties: where they pass the
+    target as the drafter (every draft accepted), the corpus of its own greedy text stands in."""
+    def call(prompt, drafter, target, what: str, **kwargs):
+        corpus = indexes["greedy"] if drafter is target else drafter
+        return generated(check, generate, prompt, target, corpus, what=what, **kwargs)
+
+    return shared.Loop(
+        call=call, shape=SHAPE, depth=SHAPE["max_nodes"], first_drafted=1, all_accepted=functools.partial(float),
+        drafted="a tree's path", accepts_every="level", returns="mean_accepted", greedy_hint=GREEDY_HINT,
+        same_model_hint="", end_tokens_hint="look for end tokens among all the tokens a round emits (the accepted "
+                                            "path and the last token), stop right after the earliest one and "
+                                            "include it", max_gen_len_hint=MAX_GEN_LEN_HINT)

@@ -1,0 +1,37 @@
+"""The suffix_generate check's expected values: the reference loop's mean_accepted under greedy
+decoding and its target forwards, with the same corpus (the decider's own, built by its run of the check)."""
+from grader.checks import suffix_generate
+from grader.checks.harness import CheckRun
+from grader.checks.loop_properties import GREEDY, GREEDY_LENGTH, NO_EOS
+from grader.observers.trace import LoggedModel
+from solutions.suffix import suffix_speculative_generate
+
+NUMBER_HINT = ("under greedy decoding the trees, and so mean_accepted, are fixed by what the indexes hold: the "
+               "corpus, and the text's own index, built from the prompt and the first token and extended with "
+               "every round's emitted tokens.",
+               "own = SuffixIndex(prompt + [first token]); each round, the tree of the index whose scores sum "
+               "higher (the text's on a tie), speculation_tree(index, text[-MAX_MATCH:], max_nodes, threshold, "
+               "max_depth=k); after the round own.extend(emitted tokens)")
+FORWARDS_HINT = ("the tree is verified in ONE target forward per round, over the last token and the nodes, the "
+                 "cache holding the text before them.",
+                 "the prefill over the prompt, then per round target(ids[:, end − 1 : end + N], attention_mask=..., "
+                 "position_ids=..., cache=cache)")
+
+
+def greedy_number(check: CheckRun, corpus, prompt: list[int], shape: dict, number: float, target,
+                  label: str) -> None:
+    _, expected = suffix_speculative_generate(prompt, target, corpus, **shape,
+                                              logits_processor=GREEDY, max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
+    check.require("greedy mean_accepted", abs(number - expected) < 1e-9,
+                  f"returned {number:.4g}; the reference loop with this corpus gives {expected:.4g}", NUMBER_HINT,
+                  case=label)
+
+
+def forwards(check: CheckRun, fed: list, prompt: list[int], target, corpus) -> None:
+    log = []
+    suffix_speculative_generate(prompt, LoggedModel(target, "target", log), corpus,
+                                **suffix_generate.SHAPE, logits_processor=GREEDY, max_gen_len=GREEDY_LENGTH,
+                                eos_tokens_id=NO_EOS)
+    expected = [(c.fed, c.cached) for c in log]
+    check.require("one target forward per round", fed == expected,
+                  f"(tokens fed, tokens cached) per target forward were {fed}; expected {expected}", FORWARDS_HINT)
