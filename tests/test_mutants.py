@@ -37,6 +37,7 @@ NAMED = {  # mutant -> the name its verdict's text must give its mistake
     "tree_mask_transposed": "the mask transposed",
     "tree_depths_from_zero": "depths counted from 0",
     "tree_depths_flattened": "each node's place in the flattened tree",
+    "tree_mask_parent_only": "each node's parent marked, not its other ancestors",
     "greedy_softmax": "the softmax of the logits: greedy is a one-hot distribution",
     "greedy_returns_draft": "the rejected draft itself returned as the token",
     "greedy_next_row": "each draft compared with the argmax of the next row",
@@ -49,6 +50,7 @@ NAMED = {  # mutant -> the name its verdict's text must give its mistake
     "eagle_loss_hard_labels": "the cross-entropy against the target's argmax token",
     "eagle_loss_mean_over_vocabulary": "the cross-entropy averaged over the vocabulary where its sum is meant",
     "eagle_unroll_last_step_only": "the last step's loss alone, where the mean over the steps is meant",
+    "eagle_unroll_positions_left_out": "the loss of steps whose forward is given no position_ids",
     # lessons 9-11's loops and trees: the bug named from what was observed (issue 46)
     "eagle_grow_tree_keeps_zero_confidence": "kept nodes of confidence 0 among the total most confident",
     "eagle_grow_tree_confidence_order": "kept nodes returned in confidence order",

@@ -21,10 +21,15 @@ def compare(check: CheckRun, name: str, parents: list[int], mask, depths) -> Non
     table = [["node", "parent", "sees", "should see"]] + [
         [str(i), str(parents[i]), str(mask[i].nonzero().flatten().tolist()),
          str(expected_mask[i].nonzero().flatten().tolist())] for i in wrong[:5]]
-    transposed = [("the mask transposed: row i must list what node i sees (itself and its ancestors), not the "
-                   "nodes that see it", expected_mask.T)]
+    parent_only = torch.eye(len(parents), dtype=torch.bool)
+    for i, parent in enumerate(parents):
+        parent_only[i, parent] |= parent >= 0
+    usual = [("the mask transposed: row i must list what node i sees (itself and its ancestors), not the "
+              "nodes that see it", expected_mask.T),
+             ("each node's parent marked, not its other ancestors: a node sees its whole path, so its row is "
+              "its parent's row (already complete, in topological order) and itself", parent_only)]
     check.require("mask", not wrong, f"rows {wrong} of the mask are wrong for parents {parents}"
-                  f"{mistakes.named_mistake(mask, expected_mask, transposed, 0.0)}", MASK_HINT, table, case=name)
+                  f"{mistakes.named_mistake(mask, expected_mask, usual, 0.0)}", MASK_HINT, table, case=name)
     counted = [("depths counted from 0: a child of the root has depth 1", expected_depths - 1),
                ("each node's place in the flattened tree, not its depth", torch.arange(1, len(parents) + 1))]
     check.require("depths", torch.equal(depths, expected_depths),

@@ -23,6 +23,9 @@ HINT = ("the unroll drafts from every root t as decoding does: step 0 reads the 
         "(attention_bias of root ≥ arange(n_0), then root == arange(n_i)), position_ids root + j; "
         "feature_draft_step(head, predicted[:, :n_j], tokens[:, j + 1:], cache, mask, positions), then "
         "eagle_loss(predicted, features[:, j + 1:], logits, target_logits[:, j + 1:], …)")
+POSITIONS_LEFT_OUT = ("the loss of steps whose forward is given no position_ids: the decoder then puts step j's "
+                      "queries after the n_0 + … + n_(j−1) keys its cache holds, where root t's step j sits at "
+                      "position t + j")
 GRADIENT_HINT = ("the head learns through the whole unroll: step j's input is step j − 1's predicted feature, "
                  "with its gradient, so a step's loss also trains the steps before it.",
                  "nothing between the steps is detached (no .detach(), no torch.no_grad()); only the target's "
@@ -47,24 +50,47 @@ def reference(head, given: dict, steps: int, feature_weight: float, token_weight
 def value_gradients_and_step(check: CheckRun, head, given: dict, steps: int, feature_weight: float,
                              token_weight: float, got: float, grads: dict, stepped: dict, what: str) -> None:
     value, gradients, weights = reference(head, given, steps, feature_weight, token_weight)
-    named = ""
-    if abs(got - value) > TOLERANCE and steps > 1:
+    named, right = "", abs(got - value) <= TOLERANCE
+    if not right and steps > 1:
         before = reference(head, given, steps - 1, feature_weight, token_weight)[0]
-        named = mistakes.named_mistake(got, value, [("the last step's loss alone, where the mean over the steps "
-                                                     "is meant", steps * value - (steps - 1) * before)], TOLERANCE)
+        named = mistakes.named_mistake(got, value, [
+            ("the last step's loss alone, where the mean over the steps is meant", steps * value - (steps - 1) * before),
+            (POSITIONS_LEFT_OUT, without_positions(head, given, steps, feature_weight, token_weight))], TOLERANCE)
     formula = "EAGLE-1's loss, eagle_loss of feature_draft_step's forward," if steps == 1 else "the reference"
-    check.require("value", abs(got - value) <= TOLERANCE,
-                  f"gave {got:.10f}; {formula} gives {value:.10f}{named}", HINT, case=what)
+    check.require("value", right, f"gave {got:.10f}; {formula} gives {value:.10f}{named}", HINT, case=what)
+    # a wrong value makes wrong gradients whatever is detached: the value's hint is then the one to follow
+    follows = "" if right else " (the value is wrong too: its gradients follow it)"
     got_gradients = {name: torch.zeros_like(closed) if grads.get(name) is None else grads[name]
                      for name, closed in gradients.items()} if isinstance(grads, dict) else {}
     gap = largest_gap(got_gradients, gradients)
     check.require("gradients of the head's parameters", gap <= GRADIENT_TOLERANCE,
-                  f"the gradients of the head's parameters differ from the reference's by up to {gap:.3g}",
-                  GRADIENT_HINT, case=what)
+                  f"the gradients of the head's parameters differ from the reference's by up to {gap:.3g}{follows}",
+                  GRADIENT_HINT if right else HINT, case=what)
     gap = largest_gap(stepped, weights)
     check.require("one Adam step gives the reference's weights", gap <= GRADIENT_TOLERANCE,
                   f"after one Adam step (lr {LR}) from this loss the head's weights differ from the reference's "
-                  f"by up to {gap:.3g}", GRADIENT_HINT, case=what)
+                  f"by up to {gap:.3g}{follows}", GRADIENT_HINT if right else HINT, case=what)
+
+
+class _DecoderWithoutPositions:
+    """A head whose decoder is called without ``position_ids``: the decoder then places the
+    queries after the keys its cache holds."""
+
+    def __init__(self, head):
+        self._head = head
+
+    def __getattr__(self, name):
+        return getattr(self._head, name)
+
+    def decoder(self, **kwargs):
+        return self._head.decoder(**{**kwargs, "position_ids": None})
+
+
+@torch.no_grad()
+def without_positions(head, given: dict, steps: int, feature_weight: float, token_weight: float) -> float:
+    """The reference's loss with ``position_ids`` left out of every step's forward."""
+    return float(unrolled_eagle_loss(_DecoderWithoutPositions(head), given["features"], given["tokens"],
+                                     given["target_logits"], steps, feature_weight, token_weight))
 
 
 def largest_gap(got, expected: dict[str, torch.Tensor]) -> float:

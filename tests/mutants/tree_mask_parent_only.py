@@ -1,0 +1,4 @@
+"""The tree mask marks each node's parent but not its other ancestors."""
+EXERCISE = "tree_attention"
+MODULE = "trees"
+PATCHES = [("mask[i] |= mask[parent]", "mask[i, parent] = True")]
