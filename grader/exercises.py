@@ -129,11 +129,14 @@ EXERCISES = (
     # lesson 12's later stubs ride with suffix_index until their own exercises are registered
     Exercise("suffix_index", 12, "a suffix automaton over token ids: the longest match and what follows it, how often",
              ("SuffixIndex",), "grader.checks.suffix_index", 0.2,
-             helpers=("draft_while_confident", "adaptive_speculative_generate", "fast_suffix_speculative_generate")),
+             helpers=("fast_suffix_speculative_generate",)),
     Exercise("suffix_tree", 12, "SuffixDecoding's speculation tree: continuations of the match, best-first by frequency",
              ("speculation_tree",), "grader.checks.suffix_tree", 0.3),
     Exercise("suffix_generate", 12, "speculative decoding drafted by suffix matches: one tree per round, point masses",
              ("suffix_speculative_generate",), "grader.checks.suffix_generate", 10.0),
+    Exercise("adaptive_generate", 12, "lesson 4's loop drafting while the drafter is confident: an adaptive draft length",
+             ("adaptive_speculative_generate",), "grader.checks.adaptive_generate", 10.0,
+             helpers=("draft_while_confident",)),
 )
 
 BY_ID = {exercise.id: exercise for exercise in EXERCISES}
@@ -146,7 +149,7 @@ COMPLETE_PROPERTIES = {  # exercise -> the properties its check evaluates on the
     "tree_generate": 70, "expected_acceptance": 8, "distillation_loss": 21, "on_policy_batch": 9,
     "train_drafter": 25, "deterministic_children": 16, "feature_draft": 5, "eagle_loss": 16, "unrolled_loss": 16,
     "eagle_generate": 32, "dynamic_tree": 15, "eagle_tree_generate": 32,
-    "suffix_index": 10, "suffix_tree": 24, "suffix_generate": 35,
+    "suffix_index": 10, "suffix_tree": 24, "suffix_generate": 35, "adaptive_generate": 37,
 }
 
 

@@ -1,0 +1,18 @@
+"""The adaptive_generate check's expected values: the reference loop's acceptance rate under greedy decoding."""
+from grader.checks.harness import CheckRun
+from grader.checks.loop_properties import GREEDY, GREEDY_LENGTH, NO_EOS
+from solutions.suffix import adaptive_speculative_generate
+
+RATE_HINT = ("under greedy decoding where the drafts stop is fixed: before each draft, the drafter's confidence is "
+             "the largest probability of softmax(logits) (greedy's q is one-hot, always 1), and below the threshold "
+             "the round drafts no more; the draft it would have made is neither sampled nor verified.",
+             "in draft_while_confident: confidence = (logits.softmax(-1) if processor.is_greedy else q).max(); "
+             "if confidence < threshold: break, before sampling; the rate is accepted / drafts made")
+
+
+def greedy_rate(check: CheckRun, prompt: list[int], shape: dict, rate: float, drafter, target, label: str) -> None:
+    _, expected = adaptive_speculative_generate(prompt, drafter, target, **shape, logits_processor=GREEDY,
+                                                max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
+    check.require("greedy acceptance rate", abs(rate - expected) < 1e-9,
+                  f"returned {rate:.4g}; the reference loop gives {expected:.4g}: its drafts stop elsewhere",
+                  RATE_HINT, case=label)
