@@ -146,7 +146,7 @@ COMPLETE_PROPERTIES = {  # exercise -> the properties its check evaluates on the
     "processors": 24, "autoregressive_generate": 19, "max_fn": 6, "speculative_decoding_verify": 46,
     "speculative_sampling": 47, "greedy_match": 6, "speculative_generate": 47, "kv_cache": 49, "ngram": 93,
     "static_cache": 92, "batched_verify": 56, "batched_generate": 58, "multi_draft": 34, "tree_attention": 18,
-    "tree_generate": 70, "expected_acceptance": 8, "distillation_loss": 21, "on_policy_batch": 9,
+    "tree_generate": 72, "expected_acceptance": 8, "distillation_loss": 21, "on_policy_batch": 9,
     "train_drafter": 25, "deterministic_children": 16, "feature_draft": 5, "eagle_loss": 16, "unrolled_loss": 16,
     "eagle_generate": 32, "dynamic_tree": 15, "eagle_tree_generate": 32,
     "suffix_index": 10, "suffix_tree": 24, "suffix_generate": 35, "adaptive_generate": 37,

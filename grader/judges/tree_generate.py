@@ -1,6 +1,8 @@
-"""The tree_generate check's expected values: the reference tree loop's forwards (for
-kv_cache's cache discipline) and the exact laws of the output, of ``mean_accepted`` and of
-the root's first two children."""
+"""The tree_generate check's expected values: the reference tree loop's forwards (the trees
+its target scores under greedy decoding, and kv_cache's cache discipline) and the exact laws
+of the output, of ``mean_accepted`` and of the root's first two children."""
+from collections import Counter
+
 import torch
 
 from grader.checks.harness import CheckRun
@@ -8,14 +10,70 @@ from grader.checks.tree_generate import LAW_HINT, MEAN_HINT, RULES, SIBLING_HINT
 from grader.checks.verifier_rounds import LAW_TEST
 from grader.judges import kv_cache
 from grader.judges.loop_properties import law_tests
+from grader.observers.trace import traced
 from grader.oracle import acceptance, stats, tree_laws
 from solutions.autoregressive import as_list
-from solutions.trees import tree_speculative_generate
+from solutions.trees import tree_parents, tree_speculative_generate
 
 
-def discipline(check: CheckRun, *args) -> None:
-    """kv_cache's judge of the cache discipline, against the reference tree loop."""
-    kv_cache.discipline(check, *args, reference=tree_speculative_generate, rules=RULES)
+GREEDY_TREE_HINT = ("under greedy decoding the tree is fixed by the text: a node's children are its b "
+                    "likeliest distinct tokens under the drafter, which reads each node at its depth's "
+                    "position and sees the text and the node's ancestors only. The output stays right "
+                    "whatever the tree, so only the trees (and what they accept) show it.",
+                    "draft_tree: per level ONE tree_forward(drafter, ids[:, :end + drafted], end, "
+                    "mask[:drafted, :drafted], depths[:drafted], cache, rows=width), then "
+                    "logits.topk(b, dim=-1).indices when processor.is_greedy")
+SAMPLED_CHILDREN = (" — siblings repeat a token where the drafter's top tokens are distinct: children drawn "
+                    "from the one-hot q of greedy decoding (every draw the same token) instead of its top "
+                    "b distinct tokens")
+SHOWN_TOKENS = 24
+
+
+def discipline(check: CheckRun, log: list, ids, crashed: str | None, target, drafter, prompt: list[int],
+               kwargs: dict, label: str) -> None:
+    """A greedy run's trees, then kv_cache's judge of its cache discipline, both against the
+    reference tree loop: where the output is right, each target forward must score the
+    reference's tree (its tokens in any order), since a wrong tree keeps the output right and
+    shows only in what it accepts."""
+    if crashed is None:
+        greedy_trees(check, log, ids, target, drafter, prompt, kwargs, label)
+    kv_cache.discipline(check, log, ids, crashed, target, drafter, prompt, kwargs, label,
+                        reference=tree_speculative_generate, rules=RULES)
+
+
+def greedy_trees(check: CheckRun, log: list, ids, target, drafter, prompt: list[int], kwargs: dict,
+                 label: str) -> None:
+    """Each target forward's tokens (a multiset: siblings may come in any order) against the
+    reference's, up to the first forward whose role or token counts differ (the cache
+    discipline's to judge); nothing when the output is wrong (the greedy properties say so)."""
+    reference_ids, _, reference_log = traced(tree_speculative_generate, prompt, drafter, target, **kwargs)
+    if ids != reference_ids:
+        return
+    for number, (got, want) in enumerate(zip(log, reference_log), 1):
+        if (got.role, got.fed, got.cached) != (want.role, want.fed, want.cached):
+            break
+        if got.role == "target" and Counter(got.ids) != Counter(want.ids):
+            text = len(prompt) if got.cached == 0 else 1  # the forward's text tokens: then its nodes
+            branching = kwargs["branching"]
+            repeated = repeats_siblings(got.ids[text:], branching) and not repeats_siblings(want.ids[text:], branching)
+            # the cache discipline, judged next, would blame the caches for what this tree accepts
+            check.fail("greedy trees are the drafter's top tokens",
+                       f"forward {number}, the target's, was fed {got.ids[:SHOWN_TOKENS]}; the greedy tree "
+                       f"of the reference's drafting gives these tokens in some order: "
+                       f"{want.ids[:SHOWN_TOKENS]}{SAMPLED_CHILDREN if repeated else ''}",
+                       GREEDY_TREE_HINT, case=label)
+    check.require("greedy trees are the drafter's top tokens", True, "", case=label)
+
+
+def repeats_siblings(nodes: list[int], branching: tuple[int, ...]) -> bool:
+    """Whether two children of one node share a token, ``nodes`` being a tree of the first
+    levels of ``branching`` in level order (False when no number of levels gives its size)."""
+    for depth in range(len(branching) + 1):
+        parents = tree_parents(branching[:depth])
+        if len(parents) == len(nodes):
+            children = [(parent, token) for parent, token in zip(parents, nodes)]
+            return len(set(children)) < len(children)
+    return False
 
 
 def laws(check: CheckRun, runs: list[tuple], first_trees: list[list[int]], target, drafter, case) -> None:
