@@ -42,7 +42,8 @@ def test_stored_outputs_are_clean(path):
 # that time loops or grow trees (06, 07, 08, 09, 11: 382 s of CI, 44 to 124 s each). Their
 # reference runs stay in the test command (nbval), and notebook 11's learner-state cells are
 # held by test_notebook_11_runs_the_learners_finished_loop_whatever_its_default_processor.
-SLOW_ON_STUBS = {"06_performance", "07_fast_loop", "08_batches", "09_trees", "10_distill", "11_eagle"}
+SLOW_ON_STUBS = {"06_performance", "07_fast_loop", "08_batches", "09_trees", "10_distill", "11_eagle",
+                 "12_suffix"}
 
 
 @pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.slow) if p.stem in SLOW_ON_STUBS else p
