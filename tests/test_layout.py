@@ -36,7 +36,7 @@ ALLOWED = {  # part -> the grader's parts and course packages it may import
     # reference's files, never importing them (the public one stubbed as the decider stubs a grading runner's)
     "bench": {"arguments", "figures", "implementation", "meanwhile", "models", "observers", "solutions"},
     "figures": {"observers", "solutions"},  # drawing what the bench and the observers measured
-    "audit": {"arguments", "checks", "implementation", "models", "oracle", "solutions"},
+    "audit": {"arguments", "bench", "checks", "implementation", "models", "oracle", "solutions"},  # bench: its Phases timer
     "studies": {"bench", "checks", "decider", "exercises", "implementation", "models", "observers", "oracle",
                 "runner", "solutions", "verdict"},  # the grader's studies of itself, never part of grading
     **{front: {"arguments", "audit", "bench", "checks", "commands", "decider", "exercises", "implementation",
