@@ -316,3 +316,34 @@ def test_round_watch_takes_no_malformed_entry_and_stops_a_stuck_loop():
         head_logits = head.lm_head(predicted.last_hidden_state)
         watch.processor(sampling.GreedyProcessor())(head_logits[0, 0])
     assert watch.entries[1:] == [["target", 3], ["p", 3, 3], ["q", 0, 2]]
+
+
+def test_stall_guard_names_a_sampled_walk_that_never_advances(tmp_path):
+    """The walk to node i instead of row 1 + i, under sampling (the law runs, which the
+    indexing mode does not watch): stopped after STALL_CPU seconds of CPU, and named."""
+    import time
+
+    from grader.checks.eagle_generate import models as eagle_models
+    from grader.judges import eagle_rounds as named
+    from grader.observers.round_watch import STALL_CPU, LoopStuck, RoundWatch
+    import importlib.util
+    path = mutants.build(mutants.load(Path(__file__).parent / "mutants" / "eagle_tree_walk_to_node_index.py"), tmp_path)
+    spec = importlib.util.spec_from_file_location("walk_to_node_index", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    target, head = eagle_models()
+    watch, started = RoundWatch(), time.process_time()
+    torch.manual_seed(0)
+    with watch.stall_guard(target, head), pytest.raises(LoopStuck):  # a cold p accepts the root's first
+        # child almost surely, and this walk goes back to the root from there (at T = 1 it mostly ends,
+        # its path longer than the tree, in a crash)
+        module.eagle_tree_generate([2, 3], target, head, depth=3, top_k=2, total=5, max_gen_len=12,
+                                   logits_processor=sampling.MultinomialProcessor(temperature=0.05))
+    assert STALL_CPU <= time.process_time() - started < STALL_CPU + 10
+    assert [e[0] for e in watch.entries] == ["stalled"]
+    assert named.crash("eagle_tree_generate", [2, 3, 4, 5], 4, [], watch.entries, "LoopStuck")[0][0] \
+        == named.STUCK_WALK
+    with watch.stall_guard(target, head):  # a correct loop runs on
+        from solutions.eagle import eagle_tree_generate
+        eagle_tree_generate([2, 3], target, head, depth=3, top_k=2, total=5, max_gen_len=6, logits_processor=T1)
+    assert len(watch.entries) == 1

@@ -142,12 +142,21 @@ def run_loop(check: CheckRun, loop: EagleLoop) -> None:
     check.stop_if_failed("forward counts and law tests")
     with check.observing():
         check_forwards(check, loop, generate, target, head)
+    stalls = RoundWatch(check.observation)  # a sampled run that stops advancing ends in seconds
     for processor, prompt, shape, length, draws in loop.law_cases:
         label = f"{processor!r}, prompt {prompt}, {described(shape)}, max_gen_len={length}"
         check.seed_everything("law", label)
-        samples = [tuple(generated(check, loop, generate, prompt, target, head, **shape, max_gen_len=length,
-                                   logits_processor=processor, eos_tokens_id=1, what=f"({label})")[0])
-                   for _ in range(draws * check.draws)]
+        try:
+            with stalls.stall_guard(target, head):
+                samples = [tuple(generated(check, loop, generate, prompt, target, head, **shape, max_gen_len=length,
+                                           logits_processor=processor, eos_tokens_id=1, what=f"({label})")[0])
+                           for _ in range(draws * check.draws)]
+        except Stop as stop:
+            if stop.status == ERROR:
+                with check.observing():
+                    check.judge("eagle_generate.crashed", loop.name, [], stop.summary, label, prompt, [],
+                                stalls.entries)
+            raise
         check.judge("loop_properties.law_tests", samples, target, prompt, length, processor, 1, label,
                     loop.law_hint)
 

@@ -73,11 +73,15 @@ def crash(loop: str, prompt: list[int], max_gen_len: int, forwards: list[Forward
     """What a greedy run that raised (``raised``: the diagnosis of the exception) had shown
     before: a loop that stopped advancing, a tree deeper than the tokens left, or a
     ``keep_positions`` past the positions the round's forward wrote."""
-    stuck = next((e for e in events if e[0] == "stuck"), None)
+    stuck = next((e for e in events if e[0] in ("stuck", "stalled")), None)
     if stuck is not None:
-        after = f"round {stuck[2] - 1}'s target forward" if stuck[2] > 1 else "the prefill"
-        seen = (f"after {after} the loop indexed tensors {stuck[1]} times without another forward, so the grader "
-                "stopped it")
+        if stuck[0] == "stalled":  # a sampled run's guard: CPU time, no count of forwards
+            seen = (f"the loop ran {stuck[1] / 1000:.1f} s of CPU without a forward of the target or the head, so "
+                    "the grader stopped it")
+        else:
+            after = f"round {stuck[2] - 1}'s target forward" if stuck[2] > 1 else "the prefill"
+            seen = (f"after {after} the loop indexed tensors {stuck[1]} times without another forward, so the "
+                    "grader stopped it")
         if loop == "eagle_generate":
             return [(STUCK_LOOP, f"{seen}: look for a while loop whose end never grows")]
         return [(STUCK_WALK, f"{seen}: most likely the walk, going down to row i (node i − 1's row, or the root) "

@@ -13,18 +13,31 @@ and logs, in order (streamed to the decider, each entry checked by ``entry``):
   model, after ``forwards`` target forwards: the loop stopped advancing, and ``LoopStuck``
   was raised in it so that it ends now, not at the check's time limit.
 
+``watch.stall_guard(target, head)`` watches sampled runs, many calls of them, for the same
+stop at no cost per tensor operation (the mode above slows a loop by about 60%): a CPU-time
+timer ticks every STALL_TICK seconds of the process's CPU, and a tick that finds STALL_CPU
+seconds spent in a learner call since the last forward of either model logs
+``["stalled", milliseconds]`` and raises ``LoopStuck`` there. It relies on the
+process's SIGPROF (where it cannot have it, not in the main thread, a stall runs to the
+check's time limit as before).
+
 Matching is by equal values: a processor fed a copy in another dtype matches nothing, and
 nothing is logged for it (the judges name a bug from what was logged, never from its absence
 alone unless every round logged nothing).
 """
+import signal
+import time
+
 import torch
 from torch.overrides import TorchFunctionMode
 
 from grader.observers import observation
-from grader.observers.observation import Observer
+from grader.observers.observation import REPLAY, Observer
 
 STUCK_READS = 10_000  # tensor indexings between two forwards: a walk of a 16-node tree makes tens
-KINDS = {"target": 1, "q": 2, "p": 2, "stuck": 2}  # entry kind -> how many counts follow it
+STALL_CPU = 2.0  # CPU seconds in a learner call without a forward: a sampled round takes milliseconds
+STALL_TICK = 0.25  # CPU seconds between the stall guard's looks
+KINDS = {"target": 1, "q": 2, "p": 2, "stuck": 2, "stalled": 1}  # entry kind -> how many counts follow it
 
 
 class LoopStuck(RuntimeError):
@@ -34,7 +47,7 @@ class LoopStuck(RuntimeError):
 def entry(value) -> list:
     """A runner's entry, checked: a known kind and its non-negative counts (ValueError otherwise)."""
     if type(value) is not list or not value or value[0] not in KINDS or len(value) != 1 + KINDS[value[0]]:
-        raise ValueError("an observed loop event is not one of target, q, p, stuck with its counts")
+        raise ValueError("an observed loop event is not one of target, q, p, stuck, stalled with its counts")
     return [value[0]] + [observation.count(v) for v in value[1:]]
 
 
@@ -60,6 +73,11 @@ class RoundWatch(TorchFunctionMode, Observer):
         """A context for one loop call: hooks on ``target`` (an nn.Module) and on the head's
         decoder and LM head, and this mode, all gone after it."""
         return _Watching(self, target, head)
+
+    def stall_guard(self, target, head):
+        """A context for any number of loop calls (sampled runs): ends a call that spends
+        STALL_CPU seconds of CPU without a forward of ``target`` or ``head.decoder``."""
+        return _StallGuard(self, target, head)
 
     # --- hooks ------------------------------------------------------------------------
     def _target_starts(self, module, args, kwargs) -> None:
@@ -130,6 +148,46 @@ class _Watching:
         for handle in self.handles:
             handle.remove()
         self.watch.head_logits = self.watch.target_logits = None
+
+
+class _StallGuard:
+    def __init__(self, watch: RoundWatch, target, head):
+        self.watch, self.target, self.head, self.handles = watch, target, head, []
+        self.last, self.previous, self.armed = 0.0, None, False
+
+    def __enter__(self):
+        self.last = time.process_time()
+        self.handles = [self.target.register_forward_pre_hook(self._forward),
+                        self.head.decoder.register_forward_pre_hook(self._forward)]
+        run = self.watch.observation
+        if run is None or run.mode != REPLAY:  # the decider runs no learner code: nothing to stop
+            try:
+                self.previous = signal.signal(signal.SIGPROF, self._tick)
+                signal.setitimer(signal.ITIMER_PROF, STALL_TICK, STALL_TICK)
+                self.armed = True
+            except (ValueError, OSError):  # not the main thread: a stall runs to the check's limit
+                pass
+        return self.watch
+
+    def __exit__(self, *exc) -> None:
+        if self.armed:
+            signal.setitimer(signal.ITIMER_PROF, 0, 0)
+            signal.signal(signal.SIGPROF, self.previous)
+        for handle in self.handles:
+            handle.remove()
+
+    def _forward(self, module, args) -> None:
+        self.last = time.process_time()
+
+    def _tick(self, signum, frame) -> None:
+        now = time.process_time()
+        if not self.watch.watching():  # the grader's own time between calls counts for nothing
+            self.last = now
+        elif now - self.last >= STALL_CPU:
+            spent, self.last = now - self.last, now
+            self.watch.add(["stalled", int(spent * 1000)])
+            raise LoopStuck(f"{spent:.1f} s of CPU since the last forward of either model: the grader stopped "
+                            "a loop that no longer advanced")
 
 
 class WatchedProcessor:
