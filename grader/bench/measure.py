@@ -73,7 +73,7 @@ def run(options: BenchOptions, started: float) -> int:
     startup = time.monotonic() - started
     print(f"bench: start-up (Python, torch, transformers) took {startup:.1f} s", file=sys.stderr)
     threads = set_threads(options.threads)
-    sizes = options.sizes
+    sizes, commit = options.sizes, course_commit()  # the code measured: taken before it runs
     torch.manual_seed(0)
     trees = batch_report = eagle = suffix = None
     with Phases("bench") as phases:
@@ -102,7 +102,7 @@ def run(options: BenchOptions, started: float) -> int:
                 suffix = suffix_rows.run_suffix(setup, implementation.load(options.impl, "suffix"),
                                                 implementation.load(options.impl, "eagle"), comparison.gamma,
                                                 options.hf, sizes.repeats)
-    result = BenchResult(comparison, conditions(setup, pair, threads, options.quick, startup, phases),
+    result = BenchResult(comparison, conditions(setup, pair, threads, options.quick, startup, phases, commit),
                          trees, batch_report, eagle, suffix)
     print_report(result)
     if trees is not None:
@@ -126,14 +126,15 @@ def run(options: BenchOptions, started: float) -> int:
 
 
 def conditions(setup: speedup.Setup, pair: Pair, threads: int, quick: bool, startup: float,
-               phases: Phases) -> Conditions:
-    """What ``setup`` timed on which device, and the load each of ``phases`` ran under."""
+               phases: Phases, commit: str | None = None) -> Conditions:
+    """What ``setup`` timed on which device, the load each of ``phases`` ran under, and the
+    course's ``commit`` measured."""
     cuda = torch.cuda.is_available() and str(setup.device).startswith("cuda")
     return Conditions(device=str(setup.device), processor=repr(setup.processor), target=pair.target_name,
                       drafter=pair.drafter_name, prompts=len(setup.prompts), new_tokens=setup.new_tokens,
                       torch_threads=threads, quick=quick, startup_seconds=startup, phases=phases.report(),
                       load=phases.whole.report(), warning=phases.warning(),
-                      device_name=torch.cuda.get_device_name() if cuda else None, commit=course_commit())
+                      device_name=torch.cuda.get_device_name() if cuda else None, commit=commit)
 
 
 def course_commit() -> str | None:
