@@ -67,6 +67,16 @@ NAMED = {  # mutant -> the name its verdict's text must give its mistake
     "suffix_tree_threshold_strict": "a node of score exactly threshold = 0.5 dropped",
 }
 
+FIRST_HINTS = {  # a natural bug -> words the hint of its first failing property must hold
+    "static_rate_counts_gamma": "divides by gamma drafts in every round",
+    "spec_rate_counts_gamma": "divides by gamma drafts in every round",
+    "batched_verify_no_none_rejected": "(none rejected)",
+    "no_none_rejected": "(none rejected)",
+    "batched_positions_not_shifted": "positions must count each row's real tokens",
+    "batched_drafter_lags": "the drafter has never run on its last draft",
+    "tree_counts_after_rejection": "must add nothing, to the count or to the output",
+}
+
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.name)
 def test_mutant_fails_its_check(mutant, tmp_path):
@@ -77,10 +87,12 @@ def test_mutant_fails_its_check(mutant, tmp_path):
     assert verdict.findings, "a failure names the property that failed"
     if mutant.name in NAMED:
         assert NAMED[mutant.name] in verdict.findings[0].message, format_text(verdict, verbose=True)
+    if mutant.name in FIRST_HINTS:
+        assert FIRST_HINTS[mutant.name] in verdict.findings[0].hint, format_text(verdict, verbose=True)
 
 
 def test_every_named_mistake_has_its_mutant():
-    assert NAMED.keys() <= {m.name for m in MUTANTS}
+    assert NAMED.keys() | FIRST_HINTS.keys() <= {m.name for m in MUTANTS}
 
 
 def test_every_exercise_has_a_mutant():

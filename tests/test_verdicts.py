@@ -64,21 +64,7 @@ def test_a_bug_that_fails_at_t1_too_keeps_the_generic_hint(tmp_path):
     assert not any("same logits_processor as p" in f.hint for f in laws)
 
 
-FIRST_HINTS = {  # a natural bug -> words the hint of its first failing property must hold
-    "static_rate_counts_gamma": "divides by gamma drafts in every round",
-    "spec_rate_counts_gamma": "divides by gamma drafts in every round",
-    "batched_verify_no_none_rejected": "(none rejected)",
-    "no_none_rejected": "(none rejected)",
-    "batched_positions_not_shifted": "positions must count each row's real tokens",
-    "batched_drafter_lags": "the drafter has never run on its last draft",
-    "tree_counts_after_rejection": "must add nothing, to the count or to the output",
-}
-
-
-@pytest.mark.parametrize("name, words", FIRST_HINTS.items(), ids=list(FIRST_HINTS))
-def test_the_first_hint_names_the_bug(name, words, tmp_path):
-    verdict = verdict_of(name, tmp_path)
-    assert verdict.status == FAILED and words in verdict.findings[0].hint, format_text(verdict, verbose=True)
+# the hint of each natural bug's first failing property: tests/test_mutants.py's FIRST_HINTS
 
 
 def test_a_correct_loop_gets_no_bug_specific_hint():
