@@ -127,7 +127,8 @@ def as_loop(check: CheckRun, generate) -> shared.Loop:
         greedy_hint=("walk from the root into the child equal to the target's argmax and stop at the "
                      "first level where no child is: the levels after a stop (still computed, from a "
                      "placeholder node) must add nothing, to the count or to the output; end the "
-                     "round with the target's own token.",
+                     "round with the target's own token, drawn from p of the last accepted node (row 1 + "
+                     "its index; after the deepest level too, not the root's row 0 or its parent's).",
                      "score every node in one target forward whose mask lets a node see the text and "
                      "its ancestors only, at the position of its depth; with the cache, keep only the "
                      "text and the accepted path in both caches"),
