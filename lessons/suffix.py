@@ -139,7 +139,9 @@ def speculation_tree(index, context: Sequence[int], max_nodes: int = 24, thresho
     ``(parents, tokens, scores)``, three lists of ``N ≤ max_nodes`` Python values.
 
     ``index``: anything with ``find`` and ``children`` (``SuffixIndex``, ``CorpusIndex``).
-    The root is the match ``index.find(context)``, score 1.0. A node's children are the
+    The root is the match ``index.find(context)``, score 1.0, and is not one of the ``N``
+    nodes (in the loop it stands for the text's last token, already known): the nodes are
+    its descendants. A node's children are the
     tokens that follow its path in the index (``index.children``); child ``c`` of a node
     of score ``s`` scores ``s * count(c) / total``, ``total`` the sum of the counts of all
     the node's children (computed in that order, left to right: the grader compares floats).
@@ -151,7 +153,7 @@ def speculation_tree(index, context: Sequence[int], max_nodes: int = 24, thresho
     and a node pushes its children by count, largest first, then by token id, smallest
     first (a counter in the heap's key, after ``-score``, does both).
 
-    ``parents[i]``: the index of node ``i``'s parent, ``-1`` for the root, always ``< i``
+    ``parents[i]``: the index of node ``i``'s parent, ``-1`` for a child of the root, always ``< i``
     (the layout lesson 9's ``tree_layout`` takes); ``tokens[i]`` its token; ``scores[i]``
     its score (non-increasing along the list: a child never beats its parent).
     """

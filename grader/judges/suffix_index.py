@@ -7,8 +7,9 @@ LENGTH_HINT = ("the match is the longest suffix of the context that occurs in th
                "(the length becomes the state's length) until one has it, or the root; at the end, while "
                "the state has no transitions (its strings occur only at the text's end), follow the link once "
                "more")
-COUNT_HINT = ("counts[token] is how many times token follows the match: the end-position count of the state the "
-              "transition leads to.",
+COUNT_HINT = ("the length is right, the counts are not: counts[token] is your count[] of the state the transition "
+              "leads to, its strings' number of end positions, which extend must keep exact as the text grows "
+              "(an appended token ends more strings than the new state's).",
               "after each append, the new state and every state on its suffix-link path gain one end position "
               "(+1 each); a clone starts with the count of the state it splits")
 END_ONLY = ("; a match that occurs only at the text's end, where nothing follows it: fall back along the suffix "

@@ -4,12 +4,16 @@ import math
 from grader.checks.harness import CheckRun
 from solutions.suffix import speculation_tree
 
-TREE_HINT = ("grow the tree best-first: the root is the longest match (score 1.0); a child's score is its "
+TREE_HINT = ("grow the tree best-first below the root, the longest match (score 1.0, not itself a node); a child's score is its "
              "parent's × count(child) / the sum of the counts of all the parent's children; pop the best "
              "candidate from a heap, append it, push its children (unless it is at max_depth); keep a candidate "
              "only if its score is ≥ threshold; stop at max_nodes nodes.",
              "heap entries (-score, a counter, ...); a node pushes its children sorted by (-count, token), so "
              "that ties go to the one pushed first; score = parent_score * count / total")
+SCORE_HINT = ("a child scored above its parent: a child's score is its parent's score × count(child) / total, "
+              "so scores multiply down a path and never rise.",
+              "push each child with score = parent_score * count / total, parent_score the score of the node "
+              "just popped (1.0 for the root's children)")
 ROUNDING = 1e-12
 
 
@@ -26,7 +30,11 @@ def same_tree(check: CheckRun, case, tree: tuple[list[int], list[int], list[floa
                   TREE_HINT, case=case.name)
     close = len(scores) == len(expected[2]) and all(math.isclose(a, b, rel_tol=ROUNDING, abs_tol=ROUNDING)
                                                     for a, b in zip(scores, expected[2]))
-    check.require("the tree's scores", close, f"scores {scores}; expected {expected[2]}", TREE_HINT, case=case.name)
+    above = next((i for i, p in enumerate(parents) if p >= 0 and scores[i] > scores[p]), None)
+    check.require("the tree's scores", close, f"scores {scores}; expected {expected[2]}"
+                  + (f"; node {above} scores {scores[above]}, above its parent's {scores[parents[above]]}"
+                     if above is not None else ""),
+                  SCORE_HINT if above is not None else TREE_HINT, case=case.name)
 
 
 def _named(nodes, expected_nodes, tree, expected, case) -> str:
@@ -37,6 +45,10 @@ def _named(nodes, expected_nodes, tree, expected, case) -> str:
         dropped = expected[2][len(nodes)]
         if dropped == case.threshold:
             return f"; a node of score exactly threshold = {case.threshold} dropped: keep scores ≥ threshold"
+    shifted = [(p - 1, t) for p, t in nodes[1:]]
+    if nodes and nodes[0][0] == -1 and shifted and shifted == expected_nodes[:len(shifted)]:
+        return ("; node 0 is the root (the match) itself: the root is not a node. The nodes are its "
+                "descendants; a child of the root has parent -1")
     if sorted(nodes) == sorted(expected_nodes):
         return "; the same nodes in another order: pop the best-scored candidate first"
     return ""
