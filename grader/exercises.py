@@ -126,10 +126,8 @@ EXERCISES = (
     Exercise("eagle_tree_generate", 11, "speculative decoding with the head's dynamic tree, children verified as point masses",
              ("eagle_tree_generate",), "grader.checks.eagle_tree_generate", 6.0,
              helpers=("walk_deterministic_tree", "grow_tree", "feature_draft_step")),
-    # lesson 12's later stubs ride with suffix_index until their own exercises are registered
     Exercise("suffix_index", 12, "a suffix automaton over token ids: the longest match and what follows it, how often",
-             ("SuffixIndex",), "grader.checks.suffix_index", 0.2,
-             helpers=("fast_suffix_speculative_generate",)),
+             ("SuffixIndex",), "grader.checks.suffix_index", 0.2),
     Exercise("suffix_tree", 12, "SuffixDecoding's speculation tree: continuations of the match, best-first by frequency",
              ("speculation_tree",), "grader.checks.suffix_tree", 0.3),
     Exercise("suffix_generate", 12, "speculative decoding drafted by suffix matches: one tree per round, point masses",
@@ -137,6 +135,8 @@ EXERCISES = (
     Exercise("adaptive_generate", 12, "lesson 4's loop drafting while the drafter is confident: an adaptive draft length",
              ("adaptive_speculative_generate",), "grader.checks.adaptive_generate", 10.0,
              helpers=("draft_while_confident",)),
+    Exercise("fast_suffix_generate", 12, "the suffix loop made fast: a static cache, one fixed-width verification a round",
+             ("fast_suffix_speculative_generate",), "grader.checks.fast_suffix_generate", 12.0),
 )
 
 BY_ID = {exercise.id: exercise for exercise in EXERCISES}
@@ -150,6 +150,7 @@ COMPLETE_PROPERTIES = {  # exercise -> the properties its check evaluates on the
     "train_drafter": 25, "deterministic_children": 16, "feature_draft": 5, "eagle_loss": 16, "unrolled_loss": 16,
     "eagle_generate": 32, "dynamic_tree": 15, "eagle_tree_generate": 32,
     "suffix_index": 10, "suffix_tree": 24, "suffix_generate": 35, "adaptive_generate": 37,
+    "fast_suffix_generate": 35,
 }
 
 

@@ -48,6 +48,7 @@ _MODULES = {  # name -> its module, written from solutions/__init__.py's EXPORTS
     "adaptive_speculative_generate": "suffix",
     "CorpusIndex": "suffix",
     "corpus_index": "suffix",
+    "fast_suffix_speculative_generate": "suffix",
 }
 __all__ = list(_MODULES)
 

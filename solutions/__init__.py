@@ -22,7 +22,7 @@ EXPORTS = {  # module of solutions/ and lessons/ -> the names both packages expo
     "eagle": ("verify_deterministic_children", "feature_draft_step", "eagle_loss", "unrolled_eagle_loss",
               "eagle_generate", "grow_tree", "eagle_tree_generate", "FeatureHead", "load_feature_head"),
     "suffix": ("SuffixIndex", "speculation_tree", "suffix_speculative_generate", "adaptive_speculative_generate",
-               "CorpusIndex", "corpus_index"),
+               "CorpusIndex", "corpus_index", "fast_suffix_speculative_generate"),
 }
 
 __all__ = [name for names in EXPORTS.values() for name in names]

@@ -69,7 +69,15 @@ def corpora(check: CheckRun, target) -> dict:
 
 
 def run(check: CheckRun) -> None:
-    generate = check.function("suffix_speculative_generate")
+    graded(check, "suffix_speculative_generate")
+
+
+def graded(check: CheckRun, name: str, **extra) -> None:
+    """Every property above for the learner's loop ``name`` (``extra``: keyword arguments of
+    every call, e.g. lesson 12's fast loop's ``compile=False``); the judges are the check's
+    own (``greedy_number`` and ``forwards``, each against its reference loop)."""
+    learner = check.function(name)
+    generate = functools.update_wrapper(functools.partial(learner, **extra), learner)  # named as the learner's
     target, _ = shared.models()
     indexes = corpora(check, target)
     for corpus, prompt, shape in GREEDY_RUNS:

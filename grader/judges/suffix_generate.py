@@ -19,19 +19,23 @@ FORWARDS_HINT = ("the tree is verified in ONE target forward per round, over the
 
 
 def greedy_number(check: CheckRun, corpus, prompt: list[int], shape: dict, number: float, target,
-                  label: str) -> None:
-    _, expected = suffix_speculative_generate(prompt, target, corpus, **shape,
-                                              logits_processor=GREEDY, max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
+                  label: str, reference=suffix_speculative_generate) -> None:
+    """``number``, the learner's greedy mean_accepted, against ``reference``'s (a suffix loop
+    with suffix_speculative_generate's contract) on the same corpus and prompt."""
+    _, expected = reference(prompt, target, corpus, **shape,
+                            logits_processor=GREEDY, max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
     check.require("greedy mean_accepted", abs(number - expected) < 1e-9,
                   f"returned {number:.4g}; the reference loop with this corpus gives {expected:.4g}", NUMBER_HINT,
                   case=label)
 
 
-def forwards(check: CheckRun, fed: list, prompt: list[int], target, corpus) -> None:
+def forwards(check: CheckRun, fed: list, prompt: list[int], target, corpus, reference=suffix_speculative_generate,
+             hint: tuple[str, str] = FORWARDS_HINT) -> None:
+    """``fed``, the learner's ``(tokens fed, tokens cached)`` per target forward, against
+    ``reference``'s on the same corpus and prompt."""
     log = []
-    suffix_speculative_generate(prompt, LoggedModel(target, "target", log), corpus,
-                                **suffix_generate.SHAPE, logits_processor=GREEDY, max_gen_len=GREEDY_LENGTH,
-                                eos_tokens_id=NO_EOS)
+    reference(prompt, LoggedModel(target, "target", log), corpus, **suffix_generate.SHAPE, logits_processor=GREEDY,
+              max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
     expected = [(c.fed, c.cached) for c in log]
     check.require("one target forward per round", fed == expected,
-                  f"(tokens fed, tokens cached) per target forward were {fed}; expected {expected}", FORWARDS_HINT)
+                  f"(tokens fed, tokens cached) per target forward were {fed}; expected {expected}", hint)

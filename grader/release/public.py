@@ -43,6 +43,7 @@ AUTOGRADER_ONLY = {  # exercise -> what of the reference its check needs, in one
     "eagle_tree_generate": _LOOP,
     "suffix_generate": _LOOP,
     "adaptive_generate": _LOOP,
+    "fast_suffix_generate": _LOOP,
     "feature_draft": "its expected drafts are the reference feature_draft_step's, on the reference tree_layout",
     "unrolled_loss": "its expected losses are the reference feature head step's and eagle_loss's",
     "dynamic_tree": "its expected trees are the reference grow_tree's, its drafts processed by the "
