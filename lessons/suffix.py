@@ -146,9 +146,10 @@ def speculation_tree(index, context: Sequence[int], max_nodes: int = 24, thresho
     of score ``s`` scores ``s * count(c) / total``, ``total`` the sum of the counts of all
     the node's children (computed in that order, left to right: the grader compares floats).
 
-    Grow the tree best-first with a heap (``heapq``): push the root's children; pop the
-    best candidate, append it as the next node, push its children (unless the node is at
-    ``max_depth``); stop at ``max_nodes`` nodes or when the heap is empty. Push a
+    Grow the tree best-first with a heap (``heapq``): push the root's children (the root is
+    at depth 0, so none when ``max_depth`` is 0: the loop asks for that when one token is
+    still allowed); pop the best candidate, append it as the next node, push its children
+    (unless the node is at ``max_depth``); stop at ``max_nodes`` nodes or when the heap is empty. Push a
     candidate only if its score is ``≥ threshold``. Ties: the candidate pushed first wins,
     and a node pushes its children by count, largest first, then by token id, smallest
     first (a counter in the heap's key, after ``-score``, does both).

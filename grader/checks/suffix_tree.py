@@ -1,7 +1,7 @@
 """Check `speculation_tree` (lesson 12): the tree SuffixDecoding grows below the longest
 match, best-first by score, on fixed texts and contexts whose trees show each rule: a
 confident match (a long chain), several continuations (branches), a score exactly at the
-threshold (kept), ``max_nodes`` and ``max_depth`` reached, ties (the first pushed wins),
+threshold (kept), ``max_nodes`` and ``max_depth`` reached, ``max_depth`` 0 (no tree), ties (the first pushed wins),
 the empty match (unigram counts) and an unknown context; one index is a ``CorpusIndex``
 (the suffix array: the tree must use only ``find`` and ``children``); then random texts.
 The trees must be the reference's: parents and tokens exactly, scores to rounding
@@ -40,6 +40,7 @@ CASES = [
     Case("a score exactly at the threshold is kept", (1, 2, 1, 3, 1, 2, 1, 3), (1,), threshold=0.5),
     Case("max_nodes reached", REPEATED, (5, 0), max_nodes=5),
     Case("max_depth reached", REPEATED, (3,), max_depth=2),
+    Case("max_depth 0 (the loop's last allowed token): no tree", REPEATED, (0, 1, 2), max_depth=0),
     Case("ties: the candidate pushed first wins", (4, 2, 4, 1, 4, 3, 4, 2, 4, 1, 4, 3), (4,), max_nodes=4,
          threshold=0.0),
     Case("the empty match: unigram counts", (1, 1, 2, 1, 3, 1, 2), (5,), threshold=0.2),

@@ -4,10 +4,10 @@ import math
 from grader.checks.harness import CheckRun
 from solutions.suffix import speculation_tree
 
-TREE_HINT = ("grow the tree best-first below the root, the longest match (score 1.0, not itself a node); a child's score is its "
-             "parent's × count(child) / the sum of the counts of all the parent's children; pop the best "
-             "candidate from a heap, append it, push its children (unless it is at max_depth); keep a candidate "
-             "only if its score is ≥ threshold; stop at max_nodes nodes.",
+TREE_HINT = ("grow the tree best-first below the root, the longest match (score 1.0, not itself a node); a "
+             "child's score is its parent's × count(child) / the sum of the counts of all the parent's children; "
+             "pop the best candidate from a heap, append it, push its children (unless it is at max_depth; the "
+             "root is at depth 0); keep a candidate only if its score is ≥ threshold; stop at max_nodes nodes.",
              "heap entries (-score, a counter, ...); a node pushes its children sorted by (-count, token), so "
              "that ties go to the one pushed first; score = parent_score * count / total")
 SCORE_HINT = ("a child scored above its parent: a child's score is its parent's score × count(child) / total, "
