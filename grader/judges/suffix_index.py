@@ -9,7 +9,8 @@ LENGTH_HINT = ("the match is the longest suffix of the context that occurs in th
                "more")
 COUNT_HINT = ("the length is right, the counts are not: counts[token] is your count[] of the state the transition "
               "leads to, its strings' number of end positions, which extend must keep exact as the text grows "
-              "(an appended token ends more strings than the new state's).",
+              "(an appended token ends more strings than the new state's; a clone shares the end positions of the "
+              "state it splits).",
               "after each append, the new state and every state on its suffix-link path gain one end position "
               "(+1 each); a clone starts with the count of the state it splits")
 END_ONLY = ("; a match that occurs only at the text's end, where nothing follows it: fall back along the suffix "
