@@ -75,6 +75,7 @@ FIRST_HINTS = {  # a natural bug -> words the hint of its first failing property
     "batched_positions_not_shifted": "positions must count each row's real tokens",
     "batched_drafter_lags": "the drafter has never run on its last draft",
     "tree_counts_after_rejection": "must add nothing, to the count or to the output",
+    "fast_suffix_path_not_moved": "must sit right after the root",
 }
 
 

@@ -10,6 +10,15 @@ the greedy text)."""
 from grader.checks import suffix_generate
 from grader.checks.harness import CheckRun
 
+GREEDY_HINT = ("under greedy decoding the output must be the target's own greedy text: ONE fixed-width forward "
+               "over the last token, the tree's nodes and padding, with a mask over the whole static cache, "
+               "scores every node as a plain forward over its own path would; and a kept path's keys and values "
+               "must sit right after the root before the next round reads them.",
+               "static_tree_attention(mask, depths, end − 1, W, target_model.length, dtype), then "
+               "target_model.run(tree_verify_step, ...); walk_deterministic_tree(p[:N + 1], parents, nodes); after "
+               "the walk keep_path(target_model.cache, end − 1, rows, W) (row x of the verification sits at "
+               "slot end − 1 + x)")
+
 
 def run(check: CheckRun) -> None:
-    suffix_generate.graded(check, "fast_suffix_speculative_generate", compile=False)
+    suffix_generate.graded(check, "fast_suffix_speculative_generate", GREEDY_HINT, compile=False)

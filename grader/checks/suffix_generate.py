@@ -72,10 +72,11 @@ def run(check: CheckRun) -> None:
     graded(check, "suffix_speculative_generate")
 
 
-def graded(check: CheckRun, name: str, **extra) -> None:
+def graded(check: CheckRun, name: str, greedy_hint: tuple[str, str] = GREEDY_HINT, **extra) -> None:
     """Every property above for the learner's loop ``name`` (``extra``: keyword arguments of
-    every call, e.g. lesson 12's fast loop's ``compile=False``); the judges are the check's
-    own (``greedy_number`` and ``forwards``, each against its reference loop)."""
+    every call, e.g. lesson 12's fast loop's ``compile=False``; ``greedy_hint``: what a wrong
+    greedy text points to in that loop); the judges are the check's own (``greedy_number`` and
+    ``forwards``, each against its reference loop)."""
     learner = check.function(name)
     generate = functools.update_wrapper(functools.partial(learner, **extra), learner)  # named as the learner's
     target, _ = shared.models()
@@ -84,10 +85,10 @@ def graded(check: CheckRun, name: str, **extra) -> None:
         label = f"{corpus or 'no'} corpus, prompt {prompt}, " + described(shape)
         ids, number = generated(check, generate, prompt, target, indexes[corpus], **shape,
                                 max_gen_len=shared.GREEDY_LENGTH, what=f"(greedy, {label})")
-        check.judge("loop_properties.greedy", "greedy output", ids, target, prompt, GREEDY_HINT, case=label,
+        check.judge("loop_properties.greedy", "greedy output", ids, target, prompt, greedy_hint, case=label,
                     max_gen_len=shared.GREEDY_LENGTH, eos_tokens_id=shared.NO_EOS)
         check.judge("greedy_number", indexes[corpus], prompt, shape, number, target, label)
-    loop = as_loop(check, generate, indexes)
+    loop = as_loop(check, generate, indexes, greedy_hint)
     shared.check_end_tokens(check, loop, target)
     shared.check_max_gen_len(check, loop, target, indexes["sampled"])
     check.stop_if_failed("forward counts and law tests")
@@ -121,7 +122,7 @@ def generated(check: CheckRun, generate, prompt, target, corpus, what: str, **kw
                                  ("mean_accepted", "mean_accepted"), kwargs.get("max_nodes", 24), NUMBER_HINT)
 
 
-def as_loop(check: CheckRun, generate, indexes: dict) -> shared.Loop:
+def as_loop(check: CheckRun, generate, indexes: dict, greedy_hint: tuple[str, str]) -> shared.Loop:
     """The suffix loop for the shared end-token and max_gen_len properties: where they pass the
     target as the drafter (every draft accepted), the corpus of its own greedy text stands in."""
     def call(prompt, drafter, target, what: str, **kwargs):
@@ -130,7 +131,7 @@ def as_loop(check: CheckRun, generate, indexes: dict) -> shared.Loop:
 
     return shared.Loop(
         call=call, shape=SHAPE, depth=SHAPE["max_nodes"], first_drafted=1, all_accepted=functools.partial(float),
-        drafted="a tree's path", accepts_every="level", returns="mean_accepted", greedy_hint=GREEDY_HINT,
+        drafted="a tree's path", accepts_every="level", returns="mean_accepted", greedy_hint=greedy_hint,
         same_model_hint="", end_tokens_hint="look for end tokens among all the tokens a round emits (the accepted "
                                             "path and the last token), stop right after the earliest one and "
                                             "include it", max_gen_len_hint=MAX_GEN_LEN_HINT)
