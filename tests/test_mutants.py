@@ -76,6 +76,8 @@ FIRST_HINTS = {  # a natural bug -> words the hint of its first failing property
     "batched_drafter_lags": "the drafter has never run on its last draft",
     "tree_counts_after_rejection": "must add nothing, to the count or to the output",
     "fast_suffix_path_not_moved": "must sit right after the root",
+    "suffix_counts_not_propagated": "the counts are not",
+    "suffix_tree_score_not_multiplied": "a child scored above its parent",
 }
 
 
