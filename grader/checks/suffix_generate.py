@@ -4,7 +4,7 @@ greedy text (its drafts are right), text sampled from the target at T = 1, and r
 tokens (poor drafts), or none (the text's own index alone). Under greedy decoding: the
 output is the target's greedy text (grader/checks/loop_properties.py's shared properties:
 end tokens, ``max_gen_len`` inside a tree) and ``mean_accepted`` is the reference loop's
-(it shows what the index held: an index never updated drafts less); one target forward per
+(it shows what the indexes held and how deep the trees grew); one target forward per
 round (observed, against the reference loop's). Under sampling: the target's exact law of
 the first tokens at T = 1, T = 0.6 and top-k, which children verified as samples of the
 counts' distribution break. The reference loop's answers and the laws are the decider's

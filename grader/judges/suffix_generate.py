@@ -12,6 +12,12 @@ NUMBER_HINT = ("under greedy decoding the trees, and so mean_accepted, are fixed
                "own = SuffixIndex(prompt + [first token]); each round, the tree of the index whose scores sum "
                "higher (the text's on a tie), speculation_tree(index, text[-MAX_MATCH:], max_nodes, threshold, "
                "max_depth=k); after the round own.extend(emitted tokens)")
+HIGHER_HINT = ("a mean_accepted above the reference's counts nodes its trees may not hold: near the end a "
+               "round's tree must be shallow enough that its path and its own token fit in max_gen_len, and the "
+               "text's own index must hold the text so far, no more and no less.",
+               "speculation_tree(index, text[-MAX_MATCH:], max_nodes, threshold, max_depth=k) with k = "
+               "min(max_nodes, tokens still allowed − 1), 0 in the last round; own.extend(emitted tokens) after "
+               "every round")
 FORWARDS_HINT = ("the tree is verified in ONE target forward per round, over the last token and the nodes, the "
                  "cache holding the text before them.",
                  "the prefill over the prompt, then per round target(ids[:, end − 1 : end + N], attention_mask=..., "
@@ -24,9 +30,10 @@ def greedy_number(check: CheckRun, corpus, prompt: list[int], shape: dict, numbe
     with suffix_speculative_generate's contract) on the same corpus and prompt."""
     _, expected = reference(prompt, target, corpus, **shape,
                             logits_processor=GREEDY, max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
+    side = "higher" if number > expected else "lower"
     check.require("greedy mean_accepted", abs(number - expected) < 1e-9,
-                  f"returned {number:.4g}; the reference loop with this corpus gives {expected:.4g}", NUMBER_HINT,
-                  case=label)
+                  f"returned {number:.4g}, {side} than the reference loop's {expected:.4g} with this corpus",
+                  HIGHER_HINT if number > expected else NUMBER_HINT, case=label)
 
 
 def forwards(check: CheckRun, fed: list, prompt: list[int], target, corpus, reference=suffix_speculative_generate,
