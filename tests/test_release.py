@@ -389,8 +389,8 @@ def test_the_demo_in_a_release_without_solutions_names_the_step_to_finish(public
     finally:
         sampling.write_text(finished)
     assert result.returncode == 1 and not result.stdout, result
-    assert result.stderr.startswith("✘ `grader demo` runs your own `speculative_generate` and "
-                                    "`autoregressive_generate`, and `"), result.stderr
+    assert result.stderr.startswith("✘ `grader demo` runs your own `fast_suffix_speculative_generate` and "
+                                    "`fast_autoregressive_generate`, and `"), result.stderr
     assert "still raises NotImplementedError: finish it, then run `grader demo` again." in result.stderr
 
 

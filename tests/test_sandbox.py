@@ -37,15 +37,16 @@ def test_sandboxed_attack_fails_and_changes_nothing(attack):
     manifest = sources.Manifest()
     caches = sorted((ROOT / "grader").rglob("*.pyc"))
     result = run_grader("check", "max_fn", "--impl", str(HOSTILE / f"{attack}.py"), "--json")
-    assert result.returncode == 1 and verdict_of(result)["status"] == refused(attack), result.stdout
+    assert result.returncode == 1 and verdict_of(result)["status"] in refused(attack), result.stdout
     assert manifest.changed() == [] and sorted((ROOT / "grader").rglob("*.pyc")) == caches
 
 
-def refused(attack: str) -> str:
-    """The status of an attack's wrong max_fn: "error" for the detached writer where setsid
-    fails in the sandbox (its forked copy of the runner, left in the runner's session, then
-    writes to the grader's channel too), "failed" otherwise."""
-    return "error" if attack == "detached_writer" and sandbox.setsid_filter() else "failed"
+def refused(attack: str) -> set[str]:
+    """The statuses an attack's wrong max_fn may get: "failed", and for the detached writer
+    where setsid fails in the sandbox also "error" (its forked copy of the runner, left in the
+    runner's session, writes to the grader's channel too when it runs before the sandbox ends
+    with the runner; on a busy machine it may not get to)."""
+    return {"error", "failed"} if attack == "detached_writer" and sandbox.setsid_filter() else {"failed"}
 
 
 def course_copy(tmp_path: Path) -> Path:
@@ -156,7 +157,7 @@ def test_a_class_under_attack(tmp_path):
     for attack in ("detached_writer", "kills_parent", "rewrites_check_source", "reads_alice",
                    "seeks_host_files", "exhausts_resources", "deep_tree", "reads_oracle",
                    "reads_reference"):
-        assert rows[(attack, "max_fn")]["status"] == refused(attack), rows[(attack, "max_fn")]
+        assert rows[(attack, "max_fn")]["status"] in refused(attack), rows[(attack, "max_fn")]
     for attack in ("seeks_host_files", "exhausts_resources", "deep_tree"):  # the rest is graded
         assert rows[(attack, "autoregressive_generate")]["status"] == "passed"
     for linked in ("links_zero", "links_out"):
