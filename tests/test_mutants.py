@@ -78,6 +78,7 @@ FIRST_HINTS = {  # a natural bug -> words the hint of its first failing property
     "fast_suffix_path_not_moved": "must sit right after the root",
     "suffix_counts_not_propagated": "the counts are not",
     "suffix_tree_score_not_multiplied": "a child scored above its parent",
+    "eagle_pair_order_swapped": "the pair's halves are swapped",
 }
 
 

@@ -79,7 +79,7 @@ def run(check: CheckRun) -> None:
     check.require("pairs fed in three calls with a cache give the rows of one call", gap <= 1e-9,
                   f"the rows differ by up to {gap:.3g} from those of one call over all {sum(RUNS)} pairs",
                   CACHE_HINT)
-    check.stop_if_failed("a tree's nodes, read with the cache")
+    check.stop_if_failed("checks of a tree's nodes read with the cache")
     check_tree_nodes(check, step, target, head)
 
 
