@@ -49,6 +49,7 @@ NAMED = {  # mutant -> the name its verdict's text must give its mistake
     "eagle_loss_mse": "the mean squared error where smooth L1 is meant",
     "eagle_loss_hard_labels": "the cross-entropy against the target's argmax token",
     "eagle_loss_mean_over_vocabulary": "the cross-entropy averaged over the vocabulary where its sum is meant",
+    "eagle_loss_class_dim": "the cross-entropy over dim 1, the positions",
     "eagle_unroll_last_step_only": "the last step's loss alone, where the mean over the steps is meant",
     "eagle_unroll_positions_left_out": "the loss of steps whose forward is given no position_ids",
     # lessons 9-11's loops and trees: the bug named from what was observed (issue 46)

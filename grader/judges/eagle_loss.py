@@ -21,7 +21,7 @@ HINT = ("L_feature is smooth L1 (β = 1) between the head's features and the tar
 
 def expected(given: dict, feature_weight: float, token_weight: float, mistake: str = "") -> tuple[float, dict]:
     """The loss and the gradients of the head's features and logits, in closed form; with
-    ``mistake`` ("mse", "hard labels", "vocabulary mean") the loss that mistake gives."""
+    ``mistake`` ("mse", "hard labels", "vocabulary mean", "class dim") the loss that mistake gives."""
     diff = given["predicted"] - given["features"]
     smooth = torch.where(diff.abs() < 1, 0.5 * diff**2, diff.abs() - 0.5).mean()
     p, log_q = given["target_logits"].softmax(-1), given["head_logits"].log_softmax(-1)
@@ -30,6 +30,8 @@ def expected(given: dict, feature_weight: float, token_weight: float, mistake: s
     positions, vocab = p.shape[0] * p.shape[1], p.shape[-1]
     feature = (diff**2).mean() if mistake == "mse" else smooth
     token = -(p * log_q).sum(-1).mean() / (vocab if mistake == "vocabulary mean" else 1)
+    if mistake == "class dim":  # cross_entropy(head_logits, p) on [B, T, V] takes dim 1, the positions, as classes
+        token = -(p * given["head_logits"].log_softmax(1)).sum(1).mean()
     value = feature_weight * feature + token_weight * token
     return float(value), {"predicted": feature_weight * diff.clamp(-1, 1) / diff.numel(),
                           "head_logits": token_weight * (log_q.exp() - p) / positions}
@@ -37,7 +39,10 @@ def expected(given: dict, feature_weight: float, token_weight: float, mistake: s
 
 MISTAKES = {"mse": "the mean squared error where smooth L1 is meant",
             "hard labels": "the cross-entropy against the target's argmax token, where its whole distribution p is meant",
-            "vocabulary mean": "the cross-entropy averaged over the vocabulary where its sum is meant"}
+            "vocabulary mean": "the cross-entropy averaged over the vocabulary where its sum is meant",
+            "class dim": ("the cross-entropy over dim 1, the positions (torch.nn.functional.cross_entropy takes "
+                          "dim 1 as the classes: flatten the logits to [B · T, V] first), where the vocabulary is "
+                          "meant")}
 
 
 def value_and_gradients(check: CheckRun, given: dict, feature_weight: float, token_weight: float, got: float,
