@@ -9,7 +9,7 @@ import time
 import pytest
 import torch
 
-from grader.bench import eagle_rows, speedup
+from grader.bench import NARROW_MAX_NODES, eagle_rows, speedup
 from tests.conftest import ROOT, run_grader
 
 
@@ -146,6 +146,7 @@ def test_compile_cache_state():
 
 @pytest.mark.parametrize("loop, says", [
     ("fast-suffix", ("loop: lesson 12's fast_suffix_speculative_generate", "tokens per target forward",
+                     f"as a tree of at most {NARROW_MAX_NODES} nodes",
                      "fast autoregressive ", " tokens/s, fast suffix ")),
     ("speculative", ("loop: lesson 4's speculative_generate", "acceptance rate", "autoregressive ",
                      " tokens/s, speculative ")),
@@ -271,11 +272,11 @@ def test_bench_suffix_rows_stand_beside_the_others_with_what_the_index_predicted
     rows = {row.method: row for row in report.rows}
     adaptive = [suffix_rows.adaptive_name(t) for t in suffix_rows.ADAPTIVE_THRESHOLDS]
     assert list(rows) == ["autoregressive", "drafter chain γ=2", *adaptive, f"head chain γ={suffix_rows.HEAD_GAMMA}",
-                          suffix_rows.TEXT_ONLY, suffix_rows.WITH_CORPUS]
+                          suffix_rows.TEXT_ONLY, suffix_rows.WITH_CORPUS, suffix_rows.NARROW]
     assert rows["autoregressive"].speedup_vs_autoregressive == 1 and set(report.adaptive_vs_fixed) == set(adaptive)
     for name, row in rows.items():
         assert row.tokens_per_second > 0 and row.speedup_vs_fast_autoregressive is None, name
-        counted = name in (suffix_rows.TEXT_ONLY, suffix_rows.WITH_CORPUS)
+        counted = name in (suffix_rows.TEXT_ONLY, suffix_rows.WITH_CORPUS, suffix_rows.NARROW)
         assert (row.tokens_per_target_call is not None) == counted == (row.predicted_tokens_per_target_call is not None)
         if counted:  # 8 tokens: the prefill's, then rounds of at most 8
             assert 1 < row.tokens_per_target_call <= 4.5 and row.predicted_tokens_per_target_call >= 1, name

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from grader import implementation, meanwhile
+from grader.bench import NARROW_MAX_NODES
 from grader.arguments import positive_int
 from grader.bench.command import add_threads_argument
 
@@ -28,6 +29,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "drafted by the drafter model, coloured round by round, against autoregressive decoding")
     parser.add_argument("--no-compile", action="store_true",
                         help=f"{FAST_SUFFIX}: run both loops' steps eagerly (no compile time, slower steps)")
+    parser.add_argument("--max-nodes", type=positive_int, default=None,
+                        help=f"{FAST_SUFFIX}: the most tree nodes a round verifies (default: "
+                             f"{NARROW_MAX_NODES} on a CPU, where the fixed-width verifying forward's cost grows "
+                             "with its width; the loop's own default elsewhere)")
     parser.add_argument("--gamma", type=positive_int, default=4, help=f"{SPECULATIVE}: drafts per round")
     parser.add_argument("--max-gen-len", type=positive_int, default=96)
     parser.add_argument("--repeats", type=positive_int, default=3, help="timed runs of each method")
@@ -97,18 +102,22 @@ def suffix_demo(args, prompt: list[int], target, drafter, tokenizer) -> Demo:
     baseline = implementation.load(args.impl, "fast").fast_autoregressive_generate
     corpus = suffix.corpus_index(tokenizer, progress=True)  # built once (a minute), then read from disk
     compile = not args.no_compile
+    max_nodes = args.max_nodes or (NARROW_MAX_NODES if target.device.type == "cpu" else None)
+    width = {"max_nodes": max_nodes} if max_nodes else {}  # else the loop's own default
+    default_nodes = "the loop's default number of"
 
     def speculative_run():
         return suffix.fast_suffix_speculative_generate(prompt, target, corpus, max_gen_len=args.max_gen_len,
-                                                       compile=compile)
+                                                       compile=compile, **width)
 
     def autoregressive():
         return baseline(prompt, target, max_gen_len=args.max_gen_len, compile=compile)
 
     print(f"loop: lesson 12's fast_suffix_speculative_generate (drafts: the longest suffix of the text "
           f"found in the text so far or in the corpus of {len(corpus):,} tokens, its frequent continuations "
-          f"as a tree; one static cache; the tree verified in one {'compiled' if compile else 'eager'} "
-          "step), against lesson 7's fast_autoregressive_generate", flush=True)
+          f"as a tree of at most {max_nodes or default_nodes} nodes; one static cache; the tree verified in "
+          f"one {'compiled' if compile else 'eager'} step), against lesson 7's fast_autoregressive_generate",
+          flush=True)
     start = time.perf_counter()
     ids, mean_accepted = speculative_run()  # the first calls compile (inductor keeps the graphs on disk)
     autoregressive()

@@ -7,8 +7,9 @@ decoding; the token drafter's chain at the run's γ (lesson 4's loop, the sweep'
 ``adaptive_speculative_generate`` (the same loop, its length set by the drafter's confidence, at
 most ``ADAPTIVE_GAMMA`` drafts, at each of ``ADAPTIVE_THRESHOLDS``); the feature head's chain at
 ``HEAD_GAMMA``; HF assisted generation (unless ``--no-hf``); ``suffix_speculative_generate``
-over the text alone and over the text and the corpus; with the fast loops, lesson 7's fast
-autoregressive loop and ``fast_suffix_speculative_generate``.
+over the text alone and over the text and the corpus, the latter also with trees of at most
+``NARROW_MAX_NODES`` nodes; with the fast loops, lesson 7's fast autoregressive loop and
+``fast_suffix_speculative_generate`` at both tree sizes.
 
 Tokens per target call are counted from the target's forwards in one untimed pass (the
 prefill included). Beside a suffix row, what its index predicted: every round's tree has
@@ -20,7 +21,7 @@ from contextlib import contextmanager
 
 from tqdm import tqdm
 
-from grader.bench import speedup
+from grader.bench import NARROW_MAX_NODES, speedup
 from grader.bench.results import SuffixReport, SuffixRow
 from grader.observers.recording import RecordingModel
 
@@ -28,6 +29,7 @@ ADAPTIVE_GAMMA = 8  # the most drafts a round of the adaptive loop makes
 ADAPTIVE_THRESHOLDS = (0.4, 0.6)  # the drafter's confidence below which it stops drafting
 HEAD_GAMMA = 4
 TEXT_ONLY, WITH_CORPUS, FAST = "suffix (text only)", "suffix (text + corpus)", "fast suffix (text + corpus)"
+NARROW, FAST_NARROW = (f"{name[:-1]}, ≤ {NARROW_MAX_NODES} nodes)" for name in (WITH_CORPUS, FAST))
 
 
 def suffix_runs(setup: speedup.Setup, suffix, corpus, target=None) -> dict:
@@ -35,11 +37,14 @@ def suffix_runs(setup: speedup.Setup, suffix, corpus, target=None) -> dict:
     place of the setup's); the fast one only where the setup holds the fast loops."""
     model = target or setup.target
     common = dict(logits_processor=setup.processor, max_gen_len=setup.new_tokens, eos_tokens_id=speedup.NO_EOS)
+    narrow = dict(common, max_nodes=NARROW_MAX_NODES)
     runs = {TEXT_ONLY: lambda prompt: suffix.suffix_speculative_generate(prompt, model, None, **common)[0],
-            WITH_CORPUS: lambda prompt: suffix.suffix_speculative_generate(prompt, model, corpus, **common)[0]}
+            WITH_CORPUS: lambda prompt: suffix.suffix_speculative_generate(prompt, model, corpus, **common)[0],
+            NARROW: lambda prompt: suffix.suffix_speculative_generate(prompt, model, corpus, **narrow)[0]}
     if setup.fast is not None and target is None:
-        runs[FAST] = lambda prompt: suffix.fast_suffix_speculative_generate(
-            prompt, model, corpus, compile=setup.fast.compile, **common)[0]
+        for name, options in ((FAST, common), (FAST_NARROW, narrow)):
+            runs[name] = lambda prompt, options=options: suffix.fast_suffix_speculative_generate(
+                prompt, model, corpus, compile=setup.fast.compile, **options)[0]
     return runs
 
 
@@ -110,8 +115,8 @@ def run_suffix(setup: speedup.Setup, suffix, eagle, gamma: int, hf: bool, repeat
         run(setup.prompts[0])
     with tqdm(total=repeats * len(runs), desc="bench: suffix rows", unit="run", leave=False) as progress:
         timings = speedup.time_methods(setup, runs, repeats, progress)
-    counts = {name: counted(setup, suffix, corpus, name) for name in (TEXT_ONLY, WITH_CORPUS)}
-    counts[FAST] = counts[WITH_CORPUS]  # the same trees and walk: the same forwards
+    counts = {name: counted(setup, suffix, corpus, name) for name in (TEXT_ONLY, WITH_CORPUS, NARROW)}
+    counts[FAST], counts[FAST_NARROW] = counts[WITH_CORPUS], counts[NARROW]  # the same trees and walks
     ar, tokens = timings.median("autoregressive"), setup.new_tokens * len(setup.prompts)
     fast_ar = timings.median("fast autoregressive") if "fast autoregressive" in runs else None
 
@@ -129,11 +134,11 @@ def run_suffix(setup: speedup.Setup, suffix, eagle, gamma: int, hf: bool, repeat
 def print_suffix(report: SuffixReport) -> None:
     print(f"\nlesson 12's drafts without a model (corpus index of {report.corpus_tokens:,} tokens): tokens per "
           "target call measured, and as the index predicted (Σ of each round's tree scores)")
-    print(f"{'method':<36} {'tokens/s':>9} {'speedup':>8} {'vs fast AR':>10} {'tokens/call':>12} {'predicted':>10}")
+    print(f"{'method':<40} {'tokens/s':>9} {'speedup':>8} {'vs fast AR':>10} {'tokens/call':>12} {'predicted':>10}")
     for r in report.rows:
         fast = f"{r.speedup_vs_fast_autoregressive:9.2f}x" if r.speedup_vs_fast_autoregressive else f"{'—':>10}"
         calls = f"{r.tokens_per_target_call:12.2f}" if r.tokens_per_target_call else f"{'—':>12}"
         predicted = f"{r.predicted_tokens_per_target_call:10.2f}" if r.predicted_tokens_per_target_call else f"{'—':>10}"
-        print(f"{r.method:<36} {r.tokens_per_second:>9.1f} {r.speedup_vs_autoregressive:7.2f}x {fast} {calls} {predicted}")
+        print(f"{r.method:<40} {r.tokens_per_second:>9.1f} {r.speedup_vs_autoregressive:7.2f}x {fast} {calls} {predicted}")
     for name, ratio in report.adaptive_vs_fixed.items():
         print(f"{name}: {ratio:.2f}x the drafter chain at the sweep's best fixed γ")
