@@ -150,7 +150,8 @@ def unrolled_eagle_loss(head: "FeatureHead", features: torch.Tensor, tokens: tor
 
     features ``[B, T, d]`` the target's ``f_t``, tokens ``[B, T]`` the text ``x_t``,
     target_logits ``[B, T, V]`` the target's logits (row ``t`` scores ``x_{t+1}``): the
-    teachers, which no gradient may reach. ``1 ≤ steps ≤ T − 1``.
+    teachers, which no gradient may reach (``features`` is step 0's input as well: detach it
+    there too). ``1 ≤ steps ≤ T − 1``.
 
     Drafting from root ``t`` (the head has read the true pairs up to ``(f_t, x_{t+1})``):
 

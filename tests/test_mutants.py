@@ -80,6 +80,7 @@ FIRST_HINTS = {  # a natural bug -> words the hint of its first failing property
     "suffix_counts_not_propagated": "the counts are not",
     "suffix_tree_score_not_multiplied": "a child scored above its parent",
     "eagle_pair_order_swapped": "the pair's halves are swapped",
+    "eagle_unroll_target_features_not_detached": "also step 0's input",
 }
 
 
