@@ -59,6 +59,7 @@ NAMED = {  # mutant -> the name its verdict's text must give its mistake
     "eagle_rate_counts_gamma": "the drafted count advanced by gamma instead of by the drafts made",
     "eagle_first_q_from_first_row": "the first draft's q taken from the head's first row",
     "eagle_tree_p_unprocessed": "the target's p taken without logits_processor",
+    "eagle_q_unprocessed": "the drafts' q taken without logits_processor",
     "eagle_tree_leaf_bonus_from_parent": "a leaf's bonus drawn from its parent's row of p",
     "eagle_tree_walk_to_node_index": "a walk that never advances: it descends to node i instead of row 1 + i",
     "eagle_tree_depth_uncapped": "a tree depth not capped at min(depth, tokens left − 1)",

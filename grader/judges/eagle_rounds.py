@@ -20,6 +20,7 @@ GAMMA_COUNT = "the drafted count advanced by gamma instead of by the drafts made
 RATE_COUNT = "an acceptance rate that is not accepted drafts / drafts made"
 Q_ROW = "the first draft's q taken from the head's first row, not its last"
 Q_EARLIER_ROW = "a draft's q taken from an earlier row of the head than its last"
+Q_UNPROCESSED = "the drafts' q taken without logits_processor"
 P_UNPROCESSED = "the target's p taken without logits_processor"
 LEAF_BONUS = "a leaf's bonus drawn from its parent's row of p, not the leaf's"
 DEPTH = "a tree depth not capped at min(depth, tokens left − 1)"
@@ -40,6 +41,9 @@ HINTS = {
            "in the text",
     Q_EARLIER_ROW: "after the head reads its unread true pairs, the first draft's q is processor(logits of its "
                    "LAST row) (head_logits[0, −1]); each later draft's, the row of the step that fed the draft",
+    Q_UNPROCESSED: "each draft's q is logits_processor(the head's logits row), and the draft is drawn from that "
+                   "q (logits_processor.sample(q)): under greedy decoding the draft is then the head's argmax; "
+                   "a softmax of the logits drafts other tokens, and the rate falls",
     P_UNPROCESSED: "p must come from the same logits_processor as the drafts: p = logits_processor(target "
                    "logits of the round's forward), [N + 1, V], before the walk",
     LEAF_BONUS: "when the walk reaches a node without children, the token it emits is drawn from that node's "
@@ -60,9 +64,10 @@ def diagnoses(loop: str, shape: dict, prompt: list[int], ids: list[int], number:
     """``(name, detail)`` of every bug the observations of one greedy run point at;
     ``wrong_at``: the first output position that differs from the target's greedy text."""
     found = q_rows(events) + _p_unprocessed(events)
-    if loop == "eagle_generate":
+    if loop == "eagle_generate":  # the tree loop's grow_tree takes a softmax under greedy decoding, by contract
         rounds = _chain_rounds(prompt, ids, forwards)
-        found += _cache_lengths(forwards, rounds) + _rate(number, shape["gamma"], forwards, rounds)
+        found += (_q_unprocessed(events) + _cache_lengths(forwards, rounds)
+                  + _rate(number, shape["gamma"], forwards, rounds))
     else:
         found += _depths(prompt, max_gen_len, forwards) + leaf_bonus(ids, wrong_at)
     return found
@@ -113,6 +118,25 @@ def q_rows(events) -> list:
     name = Q_ROW if wrong[1] == 0 else Q_EARLIER_ROW
     return [(name, f"{name}: a draft's q came from row {wrong[1]} of the {wrong[2]} rows the head gave after "
              "reading its unread true pairs, not from the last row")]
+
+
+def _q_unprocessed(events) -> list:
+    """Chain rounds that drafted (a target forward fed more than its last token) before which
+    the processor never saw a row of the head's logits: named only when no drafting round did."""
+    drafting = unprocessed = 0
+    seen, prefill = False, True
+    for kind, *counts in events:
+        if kind == "target":
+            if counts[0] > 1 and not prefill:
+                drafting += 1
+                unprocessed += not seen
+            seen, prefill = False, False
+        elif kind == "q":
+            seen = True
+    if not drafting or unprocessed < drafting:
+        return []
+    return [(Q_UNPROCESSED, f"in none of the {drafting} rounds that drafted was logits_processor called on a row "
+             "of the head's logits")]
 
 
 def _p_unprocessed(events) -> list:
