@@ -157,6 +157,10 @@ def unnamed_cases():
     import torch
 
     from grader.checks import distillation_loss, expected_acceptance, on_policy_batch, processors
+    from grader.checks.expected_acceptance import Alphas
+    from grader.checks.greedy_match import Answered
+    from grader.checks.max_fn import Outputs
+    from grader.checks.processors import Distributions
     from grader.judges.greedy_match import expected as greedy_of
     from grader.judges.max_fn import expected as max_fn_of
     from solutions import sampling
@@ -184,14 +188,14 @@ def unnamed_cases():
     drafts = np.array([[rows[0].argmax(), 0], [1, 2], [rows[0].argmax(), rows[1].argmax()]])
     answers = [greedy_of(rows, d) for d in drafts]
     return [
-        ("greedy_match", "compare", ("g", [(rows, drafts, answers)]),
-         ("g", [(rows, drafts, [(stop, (token + 1) % 5) for stop, token in answers])])),
-        ("max_fn", "compare", ("p", [x], [max_fn_of(x)], ""), ("p", [x], [max_fn_of(x) * 0.9], "")),
-        ("expected_acceptance", "compare", ("r", p, q, alpha, ""), ("r", p, q, (q * q).sum(-1), "")),
-        ("processors", "compare", ("T", "MultinomialProcessor", kwargs, logits, probs, ""),
-         ("T", "MultinomialProcessor", kwargs, logits, other, "")),
-        ("processors", "unnormalised", ("T", "MultinomialProcessor", kwargs, logits, probs, ""),
-         ("T", "MultinomialProcessor", kwargs, logits, probs * 0.9, "")),
+        ("greedy_match", "compare", (Answered("g", [(rows, drafts, answers)]),),
+         (Answered("g", [(rows, drafts, [(stop, (token + 1) % 5) for stop, token in answers])]),)),
+        ("max_fn", "compare", (Outputs("p", [x], [max_fn_of(x)], ""),), (Outputs("p", [x], [max_fn_of(x) * 0.9], ""),)),
+        ("expected_acceptance", "compare", (Alphas("r", p, q, alpha, ""),), (Alphas("r", p, q, (q * q).sum(-1), ""),)),
+        ("processors", "compare", (Distributions("T", "MultinomialProcessor", kwargs, logits, probs, ""),),
+         (Distributions("T", "MultinomialProcessor", kwargs, logits, other, ""),)),
+        ("processors", "unnormalised", (Distributions("T", "MultinomialProcessor", kwargs, logits, probs, ""),),
+         (Distributions("T", "MultinomialProcessor", kwargs, logits, probs * 0.9, ""),)),
         ("distillation_loss", "loss_value", ("forward_kl", "n", target, draft, 0.5, loss, ""),
          ("forward_kl", "n", target, draft, 0.5, loss * 1.1, "")),
         ("on_policy_batch", "target_logits", (model, ids, 2, right_logits), (model, ids, 2, right_logits * 1.01)),

@@ -1,6 +1,8 @@
 """Check `expected_acceptance`: α = Σ min(p, q) over the last dim on hand-made rows (equal,
 disjoint, one-hot, skewed and flat, any leading dims), equal to 1 − TV(p, q) to 1e-12 (the
 decider's alone: grader/judges/expected_acceptance.py), and symmetric in p and q."""
+from dataclasses import dataclass
+
 import torch
 
 from grader.checks.harness import CheckRun
@@ -12,6 +14,17 @@ HINT = ("α is the chance that a draft x ~ q survives the verifier, which accept
         "It is not q at the drafted token, nor Σ q², nor the mean of p/q.",
         "Σ_x q(x) · min(1, p(x)/q(x)) = Σ_x min(p(x), q(x)), which also equals 1 − ½ Σ |p − q|.",
         "torch.minimum(p, q).sum(dim=-1)")
+
+
+@dataclass(frozen=True)
+class Alphas:
+    """What the judge compares: the learner's ``alpha`` ``[...]`` (float64, on the CPU) for the
+    rows ``p``, ``q`` ``[..., V]`` of the case ``name`` (``what`` says where, in a message)."""
+    name: str
+    p: torch.Tensor
+    q: torch.Tensor
+    alpha: torch.Tensor
+    what: str
 
 
 def hand_made_rows() -> tuple[torch.Tensor, torch.Tensor]:
@@ -52,7 +65,7 @@ def run(check: CheckRun) -> None:
             check.fail("output shape", f"returned {got} {what}; expected a tensor of shape {list(p.shape[:-1])}: "
                        "one α per position, the last dim summed away", HINT)
         alpha = alpha.detach().cpu().double()
-        check.judge("compare", name, p, q, alpha, what)
+        check.judge("compare", Alphas(name, p, q, alpha, what))
         swapped = check.call(alpha_fn, q, p, what=f"{what}, p and q swapped")
         check.require("symmetric in p and q", isinstance(swapped, torch.Tensor)
                       and swapped.shape == alpha.shape and torch.allclose(swapped.double().cpu(), alpha,

@@ -1,6 +1,8 @@
 """Check `greedy_match`: the returned pair, and exact agreement with argmax matching on
 soft, one-hot and tied target rows, for k = 1, 3 and 5 (the decider's alone:
 grader/judges/greedy_match.py)."""
+from dataclasses import dataclass
+
 import numpy as np
 import torch
 
@@ -26,6 +28,15 @@ FAMILIES = {  # name -> (rng, rows) -> target rows [rows, VOCAB]
     "one-hot (greedy processor)": lambda rng, rows: one_hot(rng, rows, VOCAB),
     "tied maxima": lambda rng, rows: tied(rng, rows, VOCAB),
 }
+
+
+@dataclass(frozen=True)
+class Answered:
+    """What the judge compares, for one family of target rows on one dtype and device
+    (``case``): for each k, the target rows ``[k + 1, V]``, the drafts ``[n, k]`` and the
+    ``n`` ``(rejected_idx, token)`` pairs the learner returned."""
+    case: str
+    rounds: list[tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]]
 
 
 def run(check: CheckRun) -> None:
@@ -72,4 +83,4 @@ def check_family(check: CheckRun, greedy_match, family: str, build, rng, dtype, 
                                      arrange, tensor, what=what)
         answered.append((target, drafts, [rounds.parsed(check, result, k, VOCAB, tensor.device, what)
                                           for result in results]))
-    check.judge("compare", f"{family} target rows, {where}", answered)
+    check.judge("compare", Answered(f"{family} target rows, {where}", answered))

@@ -1,9 +1,12 @@
 """Check `max_fn`: ``norm(max(0, x))`` over the last dim for any leading dims, the dtype and
 device kept, and rows with no positive entry (p == q at a position) giving zeros, not NaN.
 The expected values are the decider's alone (grader/judges/max_fn.py)."""
+from dataclasses import dataclass
+
 import torch
 
 from grader.checks.harness import CheckRun
+from grader.verdict import Hint
 
 SHAPES = [(7,), (4, 7), (7, 7), (2, 3, 7), (1, 1, 7)]  # (7, 7): a sum over the wrong dim shows
 FORMULA_HINT = ("keep the positive part of every entry, then normalise each row over the last dim "
@@ -23,6 +26,17 @@ SHAPE_HINT = ("the output has the input's shape: every row normalised where it s
               "reduce with keepdim=True and divide by broadcasting")
 
 
+@dataclass(frozen=True)
+class Outputs:
+    """What the judge compares: ``prop`` holds on ``case`` when each of ``outputs`` is
+    ``norm(max(0, x))`` of its tensor in ``inputs`` (same shapes, any dtype and device)."""
+    prop: str
+    inputs: list[torch.Tensor]
+    outputs: list[torch.Tensor]
+    hint: Hint
+    case: str = ""
+
+
 def run(check: CheckRun) -> None:
     max_fn = check.function("max_fn")
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
@@ -39,9 +53,9 @@ def run(check: CheckRun) -> None:
             check.require("dtype and device kept", not kept,
                           f"returned {kept[0][0]} on {kept[0][1]} for {dtype} on {edge.device}"
                           if kept else "", DTYPE_HINT, case=where)
-            check.judge("compare", "norm(max(0, x)) over the last dim", inputs, outputs, FORMULA_HINT, case=where)
-            check.judge("compare", "rows with no positive entry give zeros", [edge], [edge_output], ZERO_ROW_HINT,
-                        case=where)
+            check.judge("compare", Outputs("norm(max(0, x)) over the last dim", inputs, outputs, FORMULA_HINT, where))
+            check.judge("compare", Outputs("rows with no positive entry give zeros", [edge], [edge_output],
+                                           ZERO_ROW_HINT, where))
 
 
 def differences(check: CheckRun, shape: tuple, dtype, device) -> torch.Tensor:

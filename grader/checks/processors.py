@@ -1,10 +1,13 @@
 """Check `processors`: distributions of the logits' shape that sum to 1, equal to the
 reference's on edge cases too (the decider's alone: grader/judges/processors.py), and a χ²
 test that ``sample`` draws from the distribution it is given (the processor's own first row)."""
+from dataclasses import dataclass
+
 import torch
 
 from grader.checks.harness import CheckRun
 from grader.oracle import stats
+from grader.verdict import Hint
 
 VOCAB = 10
 SAMPLE_DRAWS = 3000
@@ -52,6 +55,18 @@ SAMPLE_HINT = ("sample must draw token i with probability probs[..., i], indepen
                "no host sync.")
 
 
+@dataclass(frozen=True)
+class Distributions:
+    """What the judges compare: ``probs`` (float64, the ``logits``' shape ``[5, V]``) that the
+    learner's processor ``name(**kwargs)`` gave, shown as ``label``, with its ``hint``."""
+    label: str
+    name: str
+    kwargs: dict
+    logits: torch.Tensor
+    probs: torch.Tensor
+    hint: Hint
+
+
 def test_logits() -> torch.Tensor:
     """[5, VOCAB] float64 logits: two random rows and three rows with ties that matter."""
     generator = torch.Generator().manual_seed(1234)
@@ -71,7 +86,7 @@ def run(check: CheckRun) -> None:
         processor = check.call(learner_class, what=f"constructing {label}", **kwargs)
         probs = check.call(processor, logits, what=f"as {label}(logits [5, {VOCAB}])")
         probs = distribution(check, label, name, kwargs, logits, probs)
-        check.judge("compare", label, name, kwargs, logits, probs, HINTS[name])
+        check.judge("compare", Distributions(label, name, kwargs, logits, probs, HINTS[name]))
         check_sampling(check, label, processor, probs[0], name == "GreedyProcessor")
 
 
@@ -92,7 +107,7 @@ def distribution(check: CheckRun, label: str, name: str, kwargs: dict, logits: t
     probs = probs.detach().to(torch.float64)
     sums = probs.sum(-1)
     if not torch.allclose(sums, torch.ones_like(sums), atol=1e-5):
-        check.judge("unnormalised", label, name, kwargs, logits, probs, HINTS[name])
+        check.judge("unnormalised", Distributions(label, name, kwargs, logits, probs, HINTS[name]))
     return probs
 
 

@@ -2,13 +2,14 @@
 what a wrong α equals when it is a usual mistake."""
 import torch
 
-from grader.checks.expected_acceptance import HINT, TOLERANCE
+from grader.checks.expected_acceptance import HINT, TOLERANCE, Alphas
 from grader.checks.harness import CheckRun
 from grader.judges import mistakes
 
 
-def compare(check: CheckRun, name: str, p: torch.Tensor, q: torch.Tensor, alpha: torch.Tensor, what: str) -> None:
+def compare(check: CheckRun, judged: Alphas) -> None:
     """Require the learner's ``alpha`` (float64, on the CPU) to equal 1 − ½ Σ |p − q| to TOLERANCE."""
+    name, p, q, alpha, what = judged.name, judged.p, judged.q, judged.alpha, judged.what
     one_minus_tv = 1 - 0.5 * (p - q).abs().sum(-1)
     gap = float((alpha - one_minus_tv).abs().max())
     worst = int((alpha - one_minus_tv).abs().flatten().argmax())

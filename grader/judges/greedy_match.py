@@ -4,6 +4,7 @@ from collections import Counter
 
 import numpy as np
 
+from grader.checks.greedy_match import Answered
 from grader.checks.harness import CheckRun
 from grader.judges import mistakes
 
@@ -39,12 +40,11 @@ MISTAKES = {  # a usual mistake -> the answer it gives: (target rows, drafts) ->
 }
 
 
-def compare(check: CheckRun, case: str, answered: list) -> None:
+def compare(check: CheckRun, answered: Answered) -> None:
     """Require every round's ``(rejected_idx, token)`` to be ``expected``'s (argmax matching on
-    ``case``); ``answered`` holds ``(target rows [k + 1, V], drafts [n, k], the n returned
-    pairs)`` for each k."""
+    ``answered.case``)."""
     wrong = Counter()  # a distinct wrong row -> how many rounds gave it
-    rounds = [(target, draft, got) for target, drafts, pairs in answered for draft, got in zip(drafts, pairs)]
+    rounds = [(target, draft, got) for target, drafts, pairs in answered.rounds for draft, got in zip(drafts, pairs)]
     for target, draft, got in rounds:
         answer = expected(target, draft)
         if got != answer:
@@ -57,4 +57,4 @@ def compare(check: CheckRun, case: str, answered: list) -> None:
                                      candidates, 0.0, "; every answer is what you get with ")
     check.require("argmax matching", not wrong, f"(rejected_idx, token) differs from greedy verification in "
                   f"{wrong.total()} rounds ({len(wrong)} distinct, the commonest shown){mistake}", HINT, table,
-                  case=case)
+                  case=answered.case)

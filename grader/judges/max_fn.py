@@ -3,8 +3,8 @@ what a wrong output equals when it is a usual mistake."""
 import torch
 
 from grader.checks.harness import CheckRun
+from grader.checks.max_fn import Outputs
 from grader.judges import mistakes
-from grader.verdict import Hint
 
 
 def expected(x: torch.Tensor) -> torch.Tensor:
@@ -24,10 +24,11 @@ def usual_mistakes(x: torch.Tensor) -> list[tuple[str, torch.Tensor]]:
             ("softmax(x): max_fn normalises the positive part, with no exponential", x.double().cpu().softmax(-1))]
 
 
-def compare(check: CheckRun, prop: str, inputs, outputs, hint: Hint, *, case: str = "") -> None:
-    """Require every output to equal ``expected`` of its input (``prop`` on ``case``); show the
-    worst entries."""
-    for x, out in zip(inputs, outputs):
+def compare(check: CheckRun, judged: Outputs) -> None:
+    """Require every output to equal ``expected`` of its input (``judged.prop`` on its case);
+    show the worst entries."""
+    prop, hint, case = judged.prop, judged.hint, judged.case
+    for x, out in zip(judged.inputs, judged.outputs):
         want = expected(x).flatten()
         got = out.detach().double().cpu().flatten()
         tolerance = 1e-12 if x.dtype == torch.float64 else 1e-6

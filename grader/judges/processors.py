@@ -2,15 +2,15 @@
 import torch
 
 from grader.checks.harness import CheckRun
+from grader.checks.processors import Distributions
 from grader.judges import mistakes
-from grader.verdict import Hint
 from solutions import sampling as reference
 
 
-def compare(check: CheckRun, label: str, name: str, kwargs: dict, logits: torch.Tensor,
-            probs: torch.Tensor, hint: Hint) -> None:
+def compare(check: CheckRun, judged: Distributions) -> None:
     """Require ``probs`` (float64) to be the reference ``name(**kwargs)``'s distribution of
     ``logits`` to 1e-5; show the worst entries."""
+    label, name, kwargs, logits, probs = judged.label, judged.name, judged.kwargs, judged.logits, judged.probs
     expected = getattr(reference, name)(**kwargs)(logits)
     error = (probs - expected).abs()
     rows = [["row", "token", "yours", "expected"]]
@@ -20,7 +20,7 @@ def compare(check: CheckRun, label: str, name: str, kwargs: dict, logits: torch.
             rows.append([str(r), str(t), f"{probs[r, t]:.4f}", f"{expected[r, t]:.4f}"])
     check.require(f"{label} distribution", len(rows) == 1,
                   f"differs from the exact distribution by up to {error.max():.4f}"
-                  f"{named_mistake(name, kwargs, logits, probs)}", hint, rows)
+                  f"{named_mistake(name, kwargs, logits, probs)}", judged.hint, rows)
 
 
 def named_mistake(name: str, kwargs: dict, logits: torch.Tensor, probs: torch.Tensor) -> str:
@@ -36,12 +36,12 @@ def named_mistake(name: str, kwargs: dict, logits: torch.Tensor, probs: torch.Te
     return mistakes.named_mistake(probs, at(kwargs.get("temperature", 1.0)), candidates, 1e-5)
 
 
-def unnormalised(check: CheckRun, label: str, name: str, kwargs: dict, logits: torch.Tensor, probs: torch.Tensor,
-                 hint) -> None:
+def unnormalised(check: CheckRun, judged: Distributions) -> None:
     """Stop the check: the rows of ``probs`` do not sum to 1. Name what they are when a usual
     mistake explains them: the scaled logits or their log_softmax (no softmax, or the log
     one), a softmax over the first dim (the axes mixed up), or the kept tokens'
     probabilities not renormalised after a filter."""
+    label, name, kwargs, logits, probs = judged.label, judged.name, judged.kwargs, judged.logits, judged.probs
     expected = getattr(reference, name)(**kwargs)(logits)
     scaled = logits / kwargs.get("temperature", 1.0)
     candidates = mistakes.form_mistakes(scaled, "probabilities") + [
@@ -49,4 +49,4 @@ def unnormalised(check: CheckRun, label: str, name: str, kwargs: dict, logits: t
         ("the kept tokens' probabilities at the temperature, not renormalised after the filter",
          torch.where(expected > 0, scaled.softmax(-1), 0.0))]
     check.fail(f"{label} normalisation", f"rows sum to {[round(s, 4) for s in probs.sum(-1).tolist()]}; every row "
-               f"must sum to 1{mistakes.named_mistake(probs, expected, candidates, 1e-5)}", hint)
+               f"must sum to 1{mistakes.named_mistake(probs, expected, candidates, 1e-5)}", judged.hint)
