@@ -64,6 +64,7 @@ NAMED = {  # mutant -> the name its verdict's text must give its mistake
     "eagle_tree_walk_to_node_index": "a walk that never advances: it descends to node i instead of row 1 + i",
     "eagle_tree_depth_uncapped": "a tree depth not capped at min(depth, tokens left − 1)",
     "eagle_tree_keep_positions_one_off": "keep_positions given positions one off",
+    "eagle_tree_keep_drops_root": "the target's cache left short after a round",
     "tree_greedy_children_sampled": "children drawn from the one-hot q of greedy decoding",
     "suffix_match_at_text_end": "a match that occurs only at the text's end",
     "suffix_tree_threshold_strict": "a node of score exactly threshold = 0.5 dropped",

@@ -27,6 +27,8 @@ DEPTH = "a tree depth not capped at min(depth, tokens left − 1)"
 STUCK_WALK = "a walk that never advances: it descends to node i instead of row 1 + i"
 STUCK_LOOP = "a loop that stopped advancing between two forwards"
 KEEP_OFF = "keep_positions given positions one off"
+TREE_CACHE_SHORT = "the target's cache left short after a round: the text's last token or a path node not kept"
+TREE_CACHE_LONG = "the target's cache left holding more than the text and the accepted path after a round"
 
 HINTS = {
     CACHE_SHORT: "after a round the target's cache must hold every token but the round's last one: "
@@ -54,6 +56,12 @@ HINTS = {
                 "1 + i, so that every step goes one level deeper",
     STUCK_LOOP: "every round must move end forward by the tokens it emitted (n + 1) until max_gen_len or an end "
                 "token",
+    TREE_CACHE_SHORT: "keep the whole text, its last token (row 0, at position end − 1) included, then the path: "
+                      "keep_positions(target_cache, cat([arange(end), end − 1 + path rows])) with end the length "
+                      "before the round, so that the cache holds the new length minus one",
+    TREE_CACHE_LONG: "after a round the target's cache holds the text and the accepted path only: "
+                     "keep_positions(target_cache, cat([arange(end), end − 1 + path rows])), never the rejected "
+                     "nodes",
     KEEP_OFF: "row x of the round's forward sits at position end − 1 + x: keep_positions(target_cache, "
               "cat([arange(end), end − 1 + path rows]))",
 }
@@ -69,7 +77,7 @@ def diagnoses(loop: str, shape: dict, prompt: list[int], ids: list[int], number:
         found += (_q_unprocessed(events) + _cache_lengths(forwards, rounds)
                   + _rate(number, shape["gamma"], forwards, rounds))
     else:
-        found += _depths(prompt, max_gen_len, forwards) + leaf_bonus(ids, wrong_at)
+        found += _depths(prompt, max_gen_len, forwards) + _tree_cache_lengths(forwards) + leaf_bonus(ids, wrong_at)
     return found
 
 
@@ -91,7 +99,7 @@ def crash(loop: str, prompt: list[int], max_gen_len: int, forwards: list[Forward
             return [(STUCK_LOOP, f"{seen}: look for a while loop whose end never grows")]
         return [(STUCK_WALK, f"{seen}: most likely the walk, going down to row i (node i − 1's row, or the root) "
                  "instead of row 1 + i, and so visiting a row again")]
-    found = _depths(prompt, max_gen_len, forwards)
+    found = _depths(prompt, max_gen_len, forwards) + _tree_cache_lengths(forwards)
     if "keep_positions" in raised and forwards:
         fed, cached = forwards[-1][:2]
         found.append((KEEP_OFF, f"the last round's forward left {cached + fed} positions in the target's cache "
@@ -199,6 +207,17 @@ def _depths(prompt, max_gen_len, forwards) -> list:
             if depth > max(left - 1, 0):
                 return [(DEPTH, f"round {round_}'s tree was {depth} deep (its positions {positions[0]} … "
                          f"{max(positions)}) with {left} tokens still allowed")]
+    return []
+
+
+def _tree_cache_lengths(forwards) -> list:
+    """A tree round's forward whose cache does not end right before its root: the root (the
+    text's last token) is fed at its position ``end − 1``, after the ``end − 1`` tokens kept."""
+    for round_, (fed, cached, positions, _) in enumerate(forwards[1:], 1):
+        if positions and len(positions) == fed and cached != positions[0]:
+            name = TREE_CACHE_SHORT if cached < positions[0] else TREE_CACHE_LONG
+            return [(name, f"at round {round_}'s forward the target's cache held {cached} tokens, where the "
+                     f"{positions[0]} before the round's last token (fed at position {positions[0]}) belong")]
     return []
 
 
