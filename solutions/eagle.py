@@ -129,15 +129,17 @@ def feature_draft_step(head: "FeatureHead", features: torch.Tensor, tokens: torc
                        position_ids: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """One forward of the feature head over ``n`` pairs; returns ``(next_features, logits)``.
 
-    features ``[1, n, d]`` (``f_t`` for ``n`` consecutive positions), tokens ``[1, n]`` (the
-    token after each: ``x_{t+1}``). Pair ``j`` is ``[features[:, j] ; embedding of
-    tokens[:, j]]`` ``[2d]``, fused by ``head.fc`` to ``[d]``; ``head.decoder`` (its decoder
-    layers, called with ``inputs_embeds=`` and the head's own ``cache``) predicts the next
-    features ``[1, n, d]``; the target's LM head (``head.lm_head``) gives their logits
-    ``[1, n, V]``: row ``j`` scores the token after ``tokens[:, j]``.
+    features ``[B, n, d]`` (``f_t`` for ``n`` consecutive positions; ``B = 1`` in the loops,
+    a batch of rows in training), tokens ``[B, n]`` (the token after each: ``x_{t+1}``). Pair
+    ``j`` is ``[features[:, j] ; embedding of tokens[:, j]]`` ``[2d]``, the feature first, fused
+    by ``head.fc`` to ``[d]``; ``head.decoder`` (its decoder layers, called with
+    ``inputs_embeds=`` and the head's own ``cache``) predicts the next features ``[B, n, d]``;
+    the target's LM head (``head.lm_head``) gives their logits ``[B, n, V]``: row ``j`` scores
+    the token after ``tokens[:, j]``.
 
-    With a cache, feed only the pairs the head has not read yet; the cache's length is the
-    number of pairs it holds, and tells the decoder their positions. ``attention_mask``
+    The step feeds all ``n`` pairs it is given: with a cache, its callers pass only the pairs
+    the head has not read yet. The cache's length is the number of pairs it holds, and tells
+    the decoder their positions. ``attention_mask``
     ``[1, 1, n, S]`` and ``position_ids`` ``[1, n]`` (``grow_tree``'s, from lesson 9's
     ``tree_attention``) go to the decoder as they are; ``None`` leaves it causal.
     """
@@ -165,7 +167,8 @@ def eagle_loss(predicted: torch.Tensor, features: torch.Tensor, head_logits: tor
       between ``predicted`` and ``features``, the mean over every element;
     - ``L_token``: the cross-entropy of the head's distribution against the target's,
       ``− Σ_x p(x) log q(x)``, summed over the vocabulary and averaged over the ``B · T``
-      positions (p, q the softmaxes of the logits);
+      positions (p, q the softmaxes of the logits; ``torch.nn.functional.cross_entropy`` takes
+      the classes in dim 1, so flatten the logits to ``[B · T, V]`` if you use it);
     - the target is the teacher: no gradient reaches ``features`` or ``target_logits``.
     """
     # BEGIN SOLUTION
@@ -334,9 +337,9 @@ def grow_tree(head: "FeatureHead", feature: torch.Tensor, logits: torch.Tensor, 
       more confident than its parent, and ties go to the node made first, so every kept
       node's parent is kept.
 
-    ``parents[i]`` is kept node ``i``'s parent (``-1``: the root), the nodes in the order
-    they were made (a parent before its children, siblings likeliest first); ``tokens``
-    ``[N]`` long. The head's cache is left holding the expanded nodes after the ``L`` pairs.
+    ``parents[i]`` is kept node ``i``'s parent as an index among the kept nodes (renumber
+    them after dropping; ``-1``: the root), the nodes in the order they were made (a parent
+    before its children, siblings likeliest first); ``tokens`` ``[N]`` long. The head's cache is left holding the expanded nodes after the ``L`` pairs.
     """
     # BEGIN SOLUTION
     text_len = cache.get_seq_length()
