@@ -69,7 +69,8 @@ def study(args, out) -> int:
         seed = args.seed + index
         load, start = os.getloadavg()[0], time.perf_counter()
         adapter = adapters.make(sampler, target, drafter, settings, args.new_tokens, impl="solutions")
-        _, record, tests, _ = command.shipped_audit(adapter, tokenizer, args.texts, args.new_tokens, seed, drafter)
+        _, record, tests, _ = command.shipped_audit(adapter, tokenizer, args.texts, args.new_tokens, seed, drafter,
+                                                    colder=0)  # NullLaws reads every text at `settings`
         smallest = min(tests, key=lambda t: t.p_value)
         real.append({"sampler": sampler, "seed": seed, "alarm": any(t.rejected for t in tests),
                      "smallest_p": [smallest.name, smallest.p_value]})

@@ -17,7 +17,7 @@ import torch
 from scipy import stats as scipy_stats
 
 from grader import cli
-from grader.audit import adapters, command, diagnosis, null_study, pit, power, replay, report
+from grader.audit import adapters, command, diagnosis, draws, null_study, pit, power, replay, report
 from grader.audit.draws import Record, draw
 from grader.audit.exact import exact_audit, settings_of
 from grader.bench import timing
@@ -35,6 +35,14 @@ MUTANTS_OF_LESSONS = mutants.all_mutants(Path(__file__).parent / "mutants")  # t
 SETTINGS = adapters.Sampling(0.8, None, 0.95)  # grader audit's defaults
 TEXTS, NEW_TOKENS = 32, 24  # 768 tokens: enough for every replayed bug (the default is 7,680)
 needs_shipped = pytest.mark.skipif(not shipped_pair_present(), reason="the shipped pair is missing")
+# Issue 49's lesson-11 bug: eagle_generate's drafts sampled from the processed law while the
+# verifier is told the head's raw softmax (a patch of the reference).
+EAGLE_Q_RAW = mutants.Mutant("eagle_q_skips_the_processor", "q the raw softmax, drafts from the processed law",
+                             ("audit",), "eagle",
+                             [("                q_rows.append(processor(head_logits[0, -1]))\n"
+                               "                ids[0, end + i] = processor.sample(q_rows[-1])",
+                               "                q_rows.append(torch.softmax(head_logits[0, -1], dim=-1))\n"
+                               "                ids[0, end + i] = processor.sample(processor(head_logits[0, -1]))")])
 
 
 # --- the statistics, on synthetic laws (no model) -------------------------------------------
@@ -438,6 +446,57 @@ def test_the_eagle_loops_drafter_tests_read_the_feature_heads_law(shipped):
 
 
 @needs_shipped
+def test_a_course_loop_is_audited_again_colder_on_texts_of_its_own(shipped):
+    """A course loop must be exact under any processor, and at the default settings the processor
+    is close to the raw softmax (a q that skips it passed `--quick`): the audit draws as many
+    texts again at half the temperature, further from it; other samplers none. Those texts are
+    numbered after the first (their prompts and seeds continue them, their PIT uniforms are a
+    stream of their own) and joined to them as one record."""
+    target, drafter, prompts = shipped
+    loop = adapters.make("lessons", target, drafter, SETTINGS, 4, 3, "solutions")
+    colder = command.colder_settings(SETTINGS)
+    assert command.colder_texts(loop, 16) == 16 and (colder.temperature, colder.top_p) == (0.4, SETTINGS.top_p)
+    assert command.colder_texts(adapters.make("hf-assisted", target, drafter, SETTINGS, 4), 16) == 0
+    assert loop.at(colder).processor.temperature == 0.4 and loop.processor.temperature == 0.8  # loop itself kept
+    with torch.inference_mode():
+        logits = target(torch.tensor(prompts)).logits.reshape(-1, target.config.vocab_size).double()
+
+    def from_raw(settings):  # mean total-variation distance of the processed law to the raw softmax
+        law = settings.processor(target.config.vocab_size)(logits)
+        return 0.5 * (law - logits.softmax(-1)).abs().sum(-1).mean().item()
+
+    assert from_raw(colder) > 1.5 * from_raw(SETTINGS) > 0
+    whole = draw(loop, prompts, 4, 4, seed=0)
+    later = draw(loop.at(colder), prompts, 2, 4, seed=0, first_text=2)
+    same = draw(loop, prompts, 2, 4, seed=0, first_text=2)
+    assert later.prompts == whole.prompts[2:] and np.array_equal(same.outputs, whole.outputs[2:])
+    assert not np.isclose(same.token_stats.u, whole.token_stats.u[2:]).any()  # the uniforms: another stream
+    joined = draws.joined(whole, later)
+    assert joined.outputs.shape == (6, 4) and joined.drafter_logits.shape[:2] == (6, 4)
+    assert np.array_equal(joined.token_stats.u[4:], later.token_stats.u) and joined.prompts[4:] == later.prompts
+
+
+@needs_shipped
+@pytest.mark.slow
+def test_quick_audit_fails_the_eagle_chain_whose_q_skips_the_processor_on_its_colder_texts(shipped_pair, tmp_path):
+    """`grader audit lessons --loop eagle_generate --quick`: the reference passes; the loop whose q
+    skips the processor fails, on its drafter tests pooled over both settings' texts, and passes
+    without the colder texts (what `--quick` answered before; about 15 s of CPU each)."""
+    target, drafter, tokenizer = shipped_pair
+
+    def quick(impl: str, colder=None) -> list:
+        adapter = adapters.make("lessons", target, drafter, SETTINGS, command.DEFAULT_NEW_TOKENS, 4, impl,
+                                "eagle_generate")
+        return command.shipped_audit(adapter, tokenizer, command.QUICK_TEXTS, command.DEFAULT_NEW_TOKENS, 0, drafter,
+                                     colder=colder)[2]
+
+    assert not any(t.rejected for t in quick("solutions"))
+    q_raw = str(mutants.build(EAGLE_Q_RAW, tmp_path))
+    assert {t.name for t in quick(q_raw) if t.rejected} >= {"drafter region (z), pooled"}
+    assert not any(t.rejected for t in quick(q_raw, colder=0))
+
+
+@needs_shipped
 def test_adapter_contract_is_enforced(shipped):
     target, drafter, prompts = shipped
 
@@ -548,13 +607,7 @@ def test_exact_audit_fails_the_eagle_chain_whose_q_skips_the_processor(tmp_path)
     raw softmax. The tiny pair's exact laws catch it (its top-k case; 271 s at load 13 here);
     `--quick` on the shipped pair did not (docs/audit.md). With q and the drafts both raw the
     loop is exact, and the audit rightly passes it."""
-    q_raw = mutants.Mutant("eagle_q_skips_the_processor", "q the raw softmax, drafts from the processed law",
-                           ("audit",), "eagle",
-                           [("                q_rows.append(processor(head_logits[0, -1]))\n"
-                             "                ids[0, end + i] = processor.sample(q_rows[-1])",
-                             "                q_rows.append(torch.softmax(head_logits[0, -1], dim=-1))\n"
-                             "                ids[0, end + i] = processor.sample(processor(head_logits[0, -1]))")])
-    tests, _ = exact_audit("lessons", seed=0, impl=str(mutants.build(q_raw, tmp_path)), loop="eagle_generate",
+    tests, _ = exact_audit("lessons", seed=0, impl=str(mutants.build(EAGLE_Q_RAW, tmp_path)), loop="eagle_generate",
                            draws=300)
     assert any(t.rejected and "top-k 3" in t.name for t in tests)
 
@@ -589,7 +642,8 @@ def test_command_reports_verdict_statistics_power_and_figure(tmp_path, monkeypat
     assert cli.main(["audit", str(adapter), "--texts", "8", "--new-tokens", "8"]) == 0
     text, err = capsys.readouterr()
     assert "grader audit: the sampler's texts took" in err and "grader audit: tests and power took" in err
-    warning = timing.competition_warning("during the sampler's texts, the laws along them, tests and power")
+    colder = f"8 texts at {command.colder_settings(SETTINGS)}"  # a course loop's texts at half the temperature
+    warning = timing.competition_warning(f"during the sampler's texts, the laws along them, {colder}, tests and power")
     assert warning in err and f"warning: {warning.removeprefix('WARNING: ')}" in text  # as bench warns, phases named
     assert sorted(p.name for p in tmp_path.iterdir()) == ["figures", "my_adapter.py"]  # no figure unless asked
     assert "drawing texts" in err and "--quick draws 16" not in err and "0/8 [" in err  # tqdm's bar

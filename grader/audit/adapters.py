@@ -15,6 +15,7 @@ lookup (``prompt-lookup``) and the course's loops (``lessons``: lessons 3, 7, 8,
 ``--impl``). A user's adapter is a ``.py`` file defining ``make_adapter(target, drafter,
 settings, new_tokens)`` that returns an object with the attributes above.
 """
+import copy
 import importlib.util
 import sys
 from dataclasses import dataclass
@@ -161,6 +162,12 @@ class CourseLoop:
         self.processor = settings.processor(target.config.vocab_size)
         if self.head is not None:  # the drafter tests then read the head's q, not an unrelated drafter's
             self.region_model = HeadAlongText(target, self.head)
+
+    def at(self, settings: Sampling) -> "CourseLoop":
+        """This loop under other sampling settings (the same function, head and corpus)."""
+        moved = copy.copy(self)
+        moved.settings, moved.processor = settings, settings.processor(self.target.config.vocab_size)
+        return moved
 
     def generate(self, prompt_ids: list[int], seed: int) -> list[int]:
         torch.manual_seed(seed)

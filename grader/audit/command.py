@@ -2,6 +2,7 @@
 target's law, with the power of the draws made stated beside the verdict."""
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from grader.arguments import positive_int
@@ -12,6 +13,14 @@ QUICK_TEXTS = 16  # --quick: under a minute on a busy 2-core CPU, power stated a
 DEFAULT_NEW_TOKENS = 40
 PROMPTS = 8
 PROMPT_LENGTH = 32
+# The course's loops take any logits processor and must be exact under each. At the default
+# settings (T = 0.8, top-p 0.95) the processed law is close to the raw softmax, so a loop that
+# hands the verifier an unprocessed q or p barely moves its output law (lesson 11's q that
+# skips the processor passed --quick: drafter region and mode z = +3.3). At half the
+# temperature (as the checks' T = 0.6 law case) the same bug moves it about twice as much per
+# token. So a course loop draws as many texts again at temperature / COLDER (half as many left
+# the bug at region z = +3.9, p = 9e-5, a hair under the pooled threshold 1.25e-4).
+COLDER = 2
 
 
 def sampler(text: str) -> str:
@@ -132,13 +141,29 @@ def shipped_corpus(args):
         return None  # the adapter then says what it cannot take from --impl
 
 
+def colder_settings(settings):
+    """The second setting a course loop is audited at: its own at temperature / COLDER."""
+    return replace(settings, temperature=settings.temperature / COLDER)
+
+
+def colder_texts(adapter, texts: int) -> int:
+    """How many texts a sampler draws at ``colder_settings`` beside its ``texts``: as many for
+    the course's loops, none for other samplers, whose settings are what they are audited for."""
+    from grader.audit.adapters import CourseLoop
+
+    return texts if isinstance(adapter, CourseLoop) else 0
+
+
 def shipped_audit(adapter, tokenizer, texts: int, new_tokens: int, seed: int, drafter, progress: bool = False,
-                  phases=None):
+                  phases=None, colder: int | None = None):
     """Draw ``texts`` texts of ``new_tokens`` tokens from ``adapter`` after held-out prompts
     and test them: ``(header, record, tests, statement)`` for `report.text` (``drafter``
     gives q where the sampler has no drafter model of its own; ``progress`` shows bars on stderr;
-    ``phases``, a grader/bench/timing.py ``Phases``, times each phase and the load beside it)."""
-    from grader.audit.draws import draw, phase
+    ``phases``, a grader/bench/timing.py ``Phases``, times each phase and the load beside it).
+    ``colder`` texts more (``colder_texts`` by default) are drawn at ``colder_settings``
+    and tested in the same family; the record holds them after the ``texts``, and the power
+    statement is that of the ``texts`` at the adapter's settings."""
+    from grader.audit.draws import draw, joined, phase
     from grader.audit.pit import audit_tests, pooled_threshold
     from grader.audit.power import power_statement
     from grader.models.corpus import held_out_prompts
@@ -147,14 +172,24 @@ def shipped_audit(adapter, tokenizer, texts: int, new_tokens: int, seed: int, dr
     head = getattr(adapter, "region_model", None)  # lesson 11's loops: their feature head's law
     record = draw(adapter, prompts, texts, new_tokens, seed, region_model=head or drafter, progress=progress,
                   phases=phases)
+    colder = colder_texts(adapter, texts) if colder is None else colder
+    whole = record
+    if colder:
+        settings = colder_settings(adapter.settings)
+        with phase(phases, f"{colder} texts at {settings}"):
+            whole = joined(record, draw(adapter.at(settings), prompts, colder, new_tokens, seed,
+                                        region_model=head or drafter, progress=progress, first_text=texts))
     with phase(phases, "tests and power"):
-        tests = audit_tests(record.token_stats)
+        tests = audit_tests(whole.token_stats)
         statement = power_statement(record, adapter.settings, pooled_threshold(tests))
     region = ("the sampler's drafter" if adapter.drafter is not None
               else "the feature head's law along the text (the target's features at every position)" if head
               else "the pair's drafter (the sampler has no drafter model of its own)")
     header = {"sampler": adapter.name, "settings": str(adapter.settings), "seed": seed,
               "draws": f"{texts} texts × {new_tokens} tokens = {record.tokens} tokens after "
-                       f"{len(prompts)} held-out prompts of {PROMPT_LENGTH} tokens, {record.seconds:.0f} s",
+                       f"{len(prompts)} held-out prompts of {PROMPT_LENGTH} tokens"
+                       + (f", and {colder} more at {colder_settings(adapter.settings)} (a course loop must be exact "
+                          "under any processor; a colder one is further from the raw softmax)" if colder else "")
+                       + f", {whole.seconds:.0f} s",
               "region": region}
-    return header, record, tests, statement
+    return header, whole, tests, statement

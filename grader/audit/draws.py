@@ -6,7 +6,7 @@ the same law the sampler had to follow there.
 """
 import time
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 import torch
@@ -53,28 +53,45 @@ def phase(phases, name: str):
 
 
 def draw(adapter, prompts: list[list[int]], texts: int, new_tokens: int, seed: int,
-         region_model=None, progress: bool = False, phases=None) -> Record:
+         region_model=None, progress: bool = False, phases=None, first_text: int = 0) -> Record:
     """``texts`` texts from ``adapter`` (prompts cycled, text ``i`` seeded ``text_seed(seed, i)``)
     and their statistics; ``region_model`` (the adapter's drafter by default) gives q;
     ``progress`` shows bars with the time left on stderr (texts drawn, then forwards run);
-    ``phases`` (a ``Phases``) times the sampler's texts and the laws along them apart."""
+    ``phases`` (a ``Phases``) times the sampler's texts and the laws along them apart;
+    ``first_text`` numbers the texts from there (seeds and PIT uniforms apart from texts
+    0 … first_text − 1 of the same audit, for a second record joined to the first)."""
     vocab = adapter.target.config.vocab_size
     region_model = adapter.drafter if adapter.drafter is not None else region_model
     start = time.perf_counter()
-    used = [prompts[i % len(prompts)] for i in range(texts)]
+    used = [prompts[i % len(prompts)] for i in range(first_text, first_text + texts)]
     bar = {"disable": not progress, "leave": False}
     with phase(phases, "the sampler's texts"):
-        outputs = [checked_generate(adapter, prompt, text_seed(seed, i), new_tokens, vocab)
+        outputs = [checked_generate(adapter, prompt, text_seed(seed, first_text + i), new_tokens, vocab)
                    for i, prompt in enumerate(tqdm(used, desc="drawing texts", unit="text", **bar))]
     with phase(phases, "the laws along them"):
-        record = laws_along(adapter, used, outputs, new_tokens, seed, region_model, progress)
+        record = laws_along(adapter, used, outputs, new_tokens, seed, region_model, progress, first_text)
     return Record(used, np.array(outputs), *record, time.perf_counter() - start)
 
 
+def joined(first: Record, second: Record) -> Record:
+    """One record of ``first``'s texts then ``second``'s (the same tokens per text; both with a
+    drafter's logits or neither): the audit's tests hold over texts drawn under different
+    settings, each token's statistics being taken under its own text's law."""
+    def both(a, b):
+        return None if a is None else torch.cat([a, b]) if isinstance(a, torch.Tensor) else np.concatenate([a, b])
+
+    stats = TokenStatistics(*(both(getattr(first.token_stats, f.name), getattr(second.token_stats, f.name))
+                              for f in fields(TokenStatistics)))
+    return Record(first.prompts + second.prompts, both(first.outputs, second.outputs),
+                  both(first.target_logits, second.target_logits), both(first.drafter_logits, second.drafter_logits),
+                  stats, first.seconds + second.seconds)
+
+
 def laws_along(adapter, used: list[list[int]], outputs: list[list[int]], new_tokens: int, seed: int,
-               region_model, progress: bool) -> tuple:
+               region_model, progress: bool, first_text: int = 0) -> tuple:
     """``(target_logits, drafter_logits, token_stats)`` of ``Record`` for the texts ``outputs``
-    drawn after the prompts ``used``: one forward per text and model, then the statistics."""
+    drawn after the prompts ``used``: one forward per text and model, then the statistics
+    (``first_text``: as in ``draw``, the PIT uniforms' stream)."""
     vocab = adapter.target.config.vocab_size
     processor = adapter.settings.processor(vocab)
     texts = len(outputs)
@@ -85,7 +102,8 @@ def laws_along(adapter, used: list[list[int]], outputs: list[list[int]], new_tok
     target_logits = torch.stack(logits[:texts])
     drafter_logits = torch.stack(logits[texts:]) if region_model is not None else None
     tokens = torch.tensor(outputs).reshape(-1)
-    uniforms = torch.from_numpy(np.random.default_rng([seed, 1]).random(tokens.numel()))
+    stream = [seed, 1] + ([first_text] if first_text else [])  # texts from 0: the stream earlier audits used
+    uniforms = torch.from_numpy(np.random.default_rng(stream).random(tokens.numel()))
     unfiltered = type(adapter.settings)(adapter.settings.temperature).processor(vocab)  # for row_evidence
     first = torch.arange(tokens.numel()) % new_tokens == 0
     parts = []
