@@ -52,6 +52,7 @@ NAMED = {  # mutant -> the name its verdict's text must give its mistake
     "eagle_loss_class_dim": "the cross-entropy over dim 1, the positions",
     "eagle_unroll_last_step_only": "the last step's loss alone, where the mean over the steps is meant",
     "eagle_unroll_positions_left_out": "the loss of steps whose forward is given no position_ids",
+    "eagle_unroll_tokens_one_early": "the loss of steps j ≥ 1 fed x_(t+j), one token early",
     # lessons 9-11's loops and trees: the bug named from what was observed (issue 46)
     "eagle_grow_tree_keeps_zero_confidence": "kept nodes of confidence 0 among the total most confident",
     "eagle_grow_tree_confidence_order": "kept nodes returned in confidence order",

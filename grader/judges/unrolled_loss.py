@@ -26,6 +26,8 @@ HINT = ("the unroll drafts from every root t as decoding does: step 0 reads the 
 POSITIONS_LEFT_OUT = ("the loss of steps whose forward is given no position_ids: the decoder then puts step j's "
                       "queries after the n_0 + … + n_(j−1) keys its cache holds, where root t's step j sits at "
                       "position t + j")
+TOKENS_EARLY = ("the loss of steps j ≥ 1 fed x_(t+j), one token early: root t's step j reads x_(t+j+1), the "
+                "token after the position t + j it sits at (tokens[:, j + 1:])")
 GRADIENT_HINT = ("the head learns through the whole unroll: step j's input is step j − 1's predicted feature, "
                  "with its gradient, so a step's loss also trains the steps before it.",
                  "nothing between the steps is detached (no .detach(), no torch.no_grad()); only the target's "
@@ -55,7 +57,8 @@ def value_gradients_and_step(check: CheckRun, head, given: dict, steps: int, fea
         before = reference(head, given, steps - 1, feature_weight, token_weight)[0]
         named = mistakes.named_mistake(got, value, [
             ("the last step's loss alone, where the mean over the steps is meant", steps * value - (steps - 1) * before),
-            (POSITIONS_LEFT_OUT, without_positions(head, given, steps, feature_weight, token_weight))], TOLERANCE)
+            (POSITIONS_LEFT_OUT, without_positions(head, given, steps, feature_weight, token_weight)),
+            (TOKENS_EARLY, tokens_one_early(head, given, steps, feature_weight, token_weight))], TOLERANCE)
     formula = "EAGLE-1's loss, eagle_loss of feature_draft_step's forward," if steps == 1 else "the reference"
     check.require("value", right, f"gave {got:.10f}; {formula} gives {value:.10f}{named}", HINT, case=what)
     # a wrong value makes wrong gradients whatever is detached: the value's hint is then the one to follow
@@ -90,6 +93,28 @@ class _DecoderWithoutPositions:
 def without_positions(head, given: dict, steps: int, feature_weight: float, token_weight: float) -> float:
     """The reference's loss with ``position_ids`` left out of every step's forward."""
     return float(unrolled_eagle_loss(_DecoderWithoutPositions(head), given["features"], given["tokens"],
+                                     given["target_logits"], steps, feature_weight, token_weight))
+
+
+class _TokensOneEarly:
+    """A head whose steps ``j ≥ 1`` embed ``x_(t+j)`` in place of ``x_(t+j+1)``: the reference
+    calls ``embed`` once per step, in order, so the call count is the step."""
+
+    def __init__(self, head, tokens):
+        self._head, self._tokens, self._step = head, tokens, 0
+
+    def __getattr__(self, name):
+        return getattr(self._head, name)
+
+    def embed(self, given):
+        step, self._step = self._step, self._step + 1
+        return self._head.embed(given if step == 0 else self._tokens[:, step:step + given.shape[1]])
+
+
+@torch.no_grad()
+def tokens_one_early(head, given: dict, steps: int, feature_weight: float, token_weight: float) -> float:
+    """The reference's loss with steps ``j ≥ 1`` fed the token one position early."""
+    return float(unrolled_eagle_loss(_TokensOneEarly(head, given["tokens"]), given["features"], given["tokens"],
                                      given["target_logits"], steps, feature_weight, token_weight))
 
 
