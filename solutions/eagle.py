@@ -325,9 +325,10 @@ def grow_tree(head: "FeatureHead", feature: torch.Tensor, logits: torch.Tensor, 
 
     - Level 1 is the root's ``top_k`` likeliest tokens. While the tree is shallower than
       ``depth``, the ``top_k`` most confident nodes of the level just made (``topk`` over
-      it; those of confidence 0 never) are expanded: ONE ``feature_draft_step`` over their
-      pairs (the parent's predicted feature, the node's token) gives each its ``top_k``
-      likeliest children, the next level.
+      it; those of confidence 0 never) are expanded, in ``topk``'s order, most confident
+      first: ONE ``feature_draft_step`` over their pairs (the parent's predicted feature, the
+      node's token) gives each its ``top_k`` likeliest children, the next level, made in that
+      order (the most confident parent's children first).
     - The head reads an expanded node at position ``L − 1 + its depth``, seeing the true
       pairs and its expanded ancestors: lay the expanded nodes out as a tree of their own
       (``tree_layout`` of their parents among them) and take ``tree_attention(L, mask,
