@@ -10,6 +10,7 @@ twin (the joint law of their accepted counts and of their first tokens is the pr
 their laws): the decider's alone (grader/judges/batched_verify.py).
 """
 from collections import defaultdict
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -40,19 +41,72 @@ def run(check: CheckRun) -> None:
     for device in devices:
         check_equal_distributions(check, verify, device)
     check_zero_target_drafts(check, verify)
-    check_generator(check, verify)
+    rounds.generator_property(check, ADAPTER, verify, batches(CASES)[-1])
     check_vectorised(check, verify)
     check.stop_if_failed("law tests")
     for batch in batches(CASES):
-        check_laws(check, verify, batch)
+        rounds.law_properties(check, ADAPTER, verify, batch)
 
 
-def batches(cases) -> list[list]:
+@dataclass(frozen=True)
+class Rows:
+    """The batched verifier's law case: cases of one (k, V), one row each, the last row a
+    twin of the first (to test that rows are independent)."""
+    cases: tuple
+
+    @property
+    def name(self) -> str:
+        return " + ".join(c.name for c in self.cases[:-1]) + " + twin"
+
+    @property
+    def q(self) -> list[np.ndarray]:
+        return [c.q for c in self.cases]
+
+    @property
+    def draws(self) -> int:
+        return LAW_DRAWS
+
+
+@dataclass(frozen=True)
+class RowRounds:
+    """The judge's one argument: each row's law case and outcomes, and the twin row's outcomes."""
+    rows: list[rounds.LawRounds]
+    twin: list[tuple]
+
+
+def batches(cases) -> list[Rows]:
     """The cases grouped by (k, V), each group followed by a twin of its first case."""
     groups = defaultdict(list)
     for case in cases:
         groups[(case.k, case.vocab)].append(case)
-    return [group + group[:1] for group in groups.values()]
+    return [Rows(tuple(group + group[:1])) for group in groups.values()]
+
+
+class Adapter(rounds.VerifierAdapter):
+    """``batched_speculative_sampling(p, q, drafts)`` on the stacked rows of a ``Rows`` case:
+    each call's ``(rejected_idx, token)`` per row."""
+    judge = "laws_of_rows"
+
+    def draw(self, check: CheckRun, case: Rows, draws: int, *key) -> torch.Tensor:
+        return draw_drafts(check, case.q, draws, *key)
+
+    def answers(self, check: CheckRun, verify, case: Rows, drafts, what: str, **keywords) -> list:
+        return verified(check, verify, stacked([c.p for c in case.cases]), stacked(case.q), drafts, what,
+                        **keywords)
+
+    def law_key(self, case: Rows) -> tuple:
+        return ("laws", case.name)
+
+    def law_what(self, case: Rows) -> str:
+        return f"(B = {len(case.cases)} rows: {case.name})"
+
+    def judged(self, case: Rows, drafts, answers: list) -> RowRounds:
+        outcomes = [[tuple(d[:j]) + (t,) for d, (j, t) in zip(drafts[:, row].tolist(), column)]
+                    for row, column in enumerate(zip(*answers))]
+        return RowRounds([rounds.LawRounds(c, o) for c, o in zip(case.cases[:-1], outcomes)], outcomes[-1])
+
+
+ADAPTER = Adapter()
 
 
 def stacked(rows: list[np.ndarray], device="cpu", dtype=torch.float64) -> torch.Tensor:
@@ -112,15 +166,6 @@ def check_zero_target_drafts(check: CheckRun, verify) -> None:
                   f"rejected_idx was {wrong}; {rounds.ZERO_TARGET_MESSAGE}", rounds.ZERO_TARGET_HINT)
 
 
-def check_generator(check: CheckRun, verify) -> None:
-    batch = batches(CASES)[-1]
-    p, q = stacked([c.p for c in batch]), stacked([c.q for c in batch])
-    drafts = draw_drafts(check, [c.q for c in batch], SMALL_DRAWS, "generator")
-    rounds.check_generator(check, lambda generator: verified(
-        check, verify, p, q, drafts, "(with generator=torch.Generator().manual_seed(1234))",
-        generator=generator), SMALL_DRAWS)
-
-
 def check_vectorised(check: CheckRun, verify) -> None:
     """A loop over rows or drafts makes more torch calls as B or k grows; a vectorised
     verifier makes the same number. And no read of a tensor on the host."""
@@ -142,15 +187,3 @@ def check_vectorised(check: CheckRun, verify) -> None:
         check.require("no Python loop over rows or drafts", large < small + 6,
                       f"made {small} torch calls for B = 2, k = 2 and {large} for B = 16, k = 8",
                       LOOP_HINT)
-
-
-def check_laws(check: CheckRun, verify, batch) -> None:
-    """Each row's exact laws, and a row against its twin (the last row)."""
-    name = " + ".join(c.name for c in batch[:-1]) + " + twin"
-    drafts = draw_drafts(check, [c.q for c in batch], LAW_DRAWS * check.draws, "laws", name)
-    check.seed_everything("laws", name)
-    results = verified(check, verify, stacked([c.p for c in batch]), stacked([c.q for c in batch]),
-                       drafts, f"(B = {len(batch)} rows: {name})")
-    outcomes = [[tuple(d[:j]) + (t,) for d, (j, t) in zip(drafts[:, row].tolist(), column)]
-                for row, column in enumerate(zip(*results))]
-    check.judge("laws_of_rows", batch, outcomes)

@@ -64,13 +64,38 @@ def run(check: CheckRun) -> None:
         check_equal_distributions(check, verify, device)
     check_zero_target_drafts(check, verify)
     check_one_hot_target(check, verify)
-    check_generator(check, verify)
+    rounds.generator_property(check, ADAPTER, verify, CASES[3])  # flat, m = 3: many possible answers
     for case in CASES:
-        check_laws(check, verify, case)
+        rounds.law_properties(check, ADAPTER, verify, case)
 
 
 def arrange(drafts, target, proposal):
     return target, proposal, drafts
+
+
+class Adapter(rounds.VerifierAdapter):
+    """``multi_draft_sampling(p, q, drafts)`` on a case's rows: m i.i.d. drafts of q per call,
+    each call's ``(index, token)`` the outcome its laws are tested on."""
+    judge = "laws"
+    SMALL_DRAWS = SMALL_DRAWS
+
+    def draw(self, check: CheckRun, case: Case, draws: int, *key) -> torch.Tensor:
+        return draws_of(check, case.q, case.m, draws, *key)
+
+    def answers(self, check: CheckRun, verify, case: Case, drafts, what: str, **keywords) -> list:
+        return verified(check, verify, torch.from_numpy(case.p), torch.from_numpy(case.q), drafts, what, **keywords)
+
+
+ADAPTER = Adapter()
+
+
+@dataclass(frozen=True)
+class OneHotAnswers:
+    """The one-hot judge's argument: p is the one-hot of ``token``; the drafts of each call
+    and the ``(index, token)`` it returned."""
+    token: int
+    drafts: list[list[int]]
+    pairs: list[tuple[int, int]]
 
 
 def verified(check: CheckRun, verify, p, q, drafts, what: str, **keywords) -> list[tuple[int, int]]:
@@ -120,22 +145,4 @@ def check_one_hot_target(check: CheckRun, verify) -> None:
     check.seed_everything("one-hot p")
     pairs = verified(check, verify, torch.from_numpy(p), torch.from_numpy(q), drafts,
                      f"(one-hot target on token {token})")
-    check.judge("one_hot_target", token, drafts.tolist(), pairs)
-
-
-def check_generator(check: CheckRun, verify) -> None:
-    """Same generator seed, same answers, whatever the state of the global generator."""
-    case = CASES[3]  # flat, m = 3: many possible answers per call
-    p, q = torch.from_numpy(case.p), torch.from_numpy(case.q)
-    drafts = draws_of(check, case.q, case.m, SMALL_DRAWS, "generator")
-    rounds.check_generator(check, lambda generator: verified(
-        check, verify, p, q, drafts, "(with generator=torch.Generator().manual_seed(1234))",
-        generator=generator), SMALL_DRAWS)
-
-
-def check_laws(check: CheckRun, verify, case: Case) -> None:
-    drafts = draws_of(check, case.q, case.m, case.draws * check.draws, case.name)
-    check.seed_everything("laws", case.name)
-    pairs = verified(check, verify, torch.from_numpy(case.p), torch.from_numpy(case.q), drafts,
-                     f"({case.name})")
-    check.judge("laws", case, pairs)
+    check.judge("one_hot_target", OneHotAnswers(token, drafts.tolist(), pairs))

@@ -20,13 +20,36 @@ def run(check: CheckRun) -> None:
     for device in devices:
         check_equal_distributions(check, verify, device)
     check_zero_target_drafts(check, verify)
-    check_generator(check, verify)
+    rounds.generator_property(check, ADAPTER, verify, CASES[2])  # flat rows, k = 5: many answers
     for case in CASES:
-        check_laws(check, verify, case)
+        rounds.law_properties(check, ADAPTER, verify, case)
 
 
 def arrange(draft, target, proposal):
     return target, proposal, draft
+
+
+class Adapter(rounds.VerifierAdapter):
+    """``speculative_sampling(p, q, drafts)`` on a case's rows (float32 for FLOAT32_CASES):
+    each call's ``(rejected_idx, token)``, read as the round's emitted tokens for the laws."""
+
+    def answers(self, check: CheckRun, verify, case, drafts, what: str, **keywords) -> list:
+        dtype = self.dtype(case)
+        return verified(check, verify, torch.from_numpy(case.p).to(dtype), torch.from_numpy(case.q).to(dtype),
+                        drafts, what, **keywords)
+
+    def law_what(self, case) -> str:
+        return f"({case.name}, {self.dtype(case)})"
+
+    def judged(self, case, drafts, answers: list) -> rounds.LawRounds:
+        return rounds.LawRounds(case, [tuple(d[:j]) + (t,) for d, (j, t) in zip(drafts.tolist(), answers)])
+
+    @staticmethod
+    def dtype(case) -> torch.dtype:
+        return torch.float32 if case.name in FLOAT32_CASES else torch.float64
+
+
+ADAPTER = Adapter()
 
 
 def verified(check: CheckRun, verify, target, proposal, drafts, what: str, **keywords):
@@ -61,24 +84,3 @@ def check_zero_target_drafts(check: CheckRun, verify) -> None:
     wrong = sorted({j for j, _ in pairs if j != 1})
     check.require("a draft with p = 0 is never accepted", not wrong,
                   f"rejected_idx was {wrong}; {rounds.ZERO_TARGET_MESSAGE}", rounds.ZERO_TARGET_HINT)
-
-
-def check_generator(check: CheckRun, verify) -> None:
-    """Same generator seed, same answers, whatever the state of the global generator."""
-    case = CASES[2]  # flat rows and k = 5: many possible answers per round
-    target, proposal = torch.from_numpy(case.p), torch.from_numpy(case.q)
-    drafts = rounds.draw_drafts(check, case.q, SMALL_DRAWS, "generator")
-    rounds.check_generator(check, lambda generator: verified(
-        check, verify, target, proposal, drafts, "(with generator=torch.Generator().manual_seed(1234))",
-        generator=generator), SMALL_DRAWS)
-
-
-def check_laws(check: CheckRun, verify, case) -> None:
-    dtype = torch.float32 if case.name in FLOAT32_CASES else torch.float64
-    target = torch.from_numpy(case.p).to(dtype)
-    proposal = torch.from_numpy(case.q).to(dtype)
-    drafts = rounds.draw_drafts(check, case.q, case.draws * check.draws, case.name)
-    check.seed_everything("laws", case.name)
-    pairs = verified(check, verify, target, proposal, drafts, f"({case.name}, {dtype})")
-    outcomes = [tuple(d[:j]) + (t,) for d, (j, t) in zip(drafts.tolist(), pairs)]
-    check.judge("verifier_rounds.test_laws", case, outcomes)

@@ -1,12 +1,20 @@
-"""Shared by the checks of the draft verifiers: drafts, batches of rounds, their results.
+"""The verifier suite's runner half, shared by the checks of the draft verifiers: drafts,
+batches of rounds, their results, and the properties every sampling verifier has.
 
 A round's outcome is the tuple of tokens it emits: the accepted drafts, then the one
 token drawn at the stop (a correction, or the bonus when all ``k`` were accepted). The
 checks draw the drafts from ``q`` themselves; the decider's judge
 (grader/judges/verifier_rounds.py) compares the outcomes' laws with their closed forms,
 never individual draws, so a verifier may use its random numbers in any order.
+
+An exercise's check declares a ``VerifierAdapter`` (how its function is called on a law
+case and how its answers are read) and its cases; ``generator_property`` and
+``law_properties`` are then written once here for every verifier.
 """
+import abc
 import functools
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -144,3 +152,54 @@ def check_generator(check: CheckRun, answers_with, calls: int) -> None:
     check.require("the generator argument is honoured", differ == 0,
                   f"two runs of {calls} calls with generators seeded alike gave different "
                   f"answers in {differ} calls", GENERATOR_HINT)
+
+
+@dataclass(frozen=True)
+class LawRounds:
+    """A law judge's one argument: a law case and the outcomes of the rounds drawn from it
+    (the emitted-token tuples of a verifier of k drafts, the ``(index, token)`` pairs of a
+    verifier of m drafts of one position)."""
+    case: Any
+    outcomes: list[tuple]
+
+
+class VerifierAdapter(abc.ABC):
+    """How the suite's properties call one exercise's verifier on a law case and read its
+    answers. A case has ``name``, ``q`` (the rows drafts are drawn from) and ``draws``."""
+    judge = "verifier_rounds.test_laws"  # the judge of a case's laws, given ``judged``'s value
+    SMALL_DRAWS = 20  # calls for the generator property
+
+    def draw(self, check: CheckRun, case, draws: int, *key):
+        """The drafts of ``draws`` calls, one per first-dim row, drawn from ``case.q``."""
+        return draw_drafts(check, case.q, draws, *key)
+
+    @abc.abstractmethod
+    def answers(self, check: CheckRun, verify, case, drafts, what: str, **keywords) -> list:
+        """What each call on a row of ``drafts`` returned, checked for type and range."""
+
+    def law_key(self, case) -> tuple:
+        """The key the law rounds' drafts are drawn under."""
+        return (case.name,)
+
+    def law_what(self, case) -> str:
+        return f"({case.name})"
+
+    def judged(self, case, drafts, answers: list) -> Any:
+        """The law judge's argument: by default each answer is already a round's outcome."""
+        return LawRounds(case, answers)
+
+
+def generator_property(check: CheckRun, adapter: VerifierAdapter, verify, case) -> None:
+    """Same generator seed, same answers, whatever the global random state, on ``case``."""
+    drafts = adapter.draw(check, case, adapter.SMALL_DRAWS, "generator")
+    check_generator(check, lambda generator: adapter.answers(
+        check, verify, case, drafts, "(with generator=torch.Generator().manual_seed(1234))",
+        generator=generator), adapter.SMALL_DRAWS)
+
+
+def law_properties(check: CheckRun, adapter: VerifierAdapter, verify, case) -> None:
+    """The exact laws of ``case``'s rounds, tested by the adapter's judge."""
+    drafts = adapter.draw(check, case, case.draws * check.draws, *adapter.law_key(case))
+    check.seed_everything("laws", case.name)
+    answers = adapter.answers(check, verify, case, drafts, adapter.law_what(case))
+    check.judge(adapter.judge, adapter.judged(case, drafts, answers))

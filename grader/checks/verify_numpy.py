@@ -25,11 +25,25 @@ def run(check: CheckRun) -> None:
     check_equal_distributions(check, verify)
     check_zero_target_drafts(check, verify)
     for case in CASES:
-        check_laws(check, verify, case)
+        rounds.law_properties(check, ADAPTER, verify, case)
 
 
 def arrange(draft, target, proposal, vocab):
     return draft, proposal, target, vocab
+
+
+class Adapter(rounds.VerifierAdapter):
+    """``speculative_decoding_verify(drafts, q, p, V)`` on a case's numpy rows, the drafts
+    as lists: each call's emitted tokens, as a tuple."""
+
+    def draw(self, check: CheckRun, case, draws: int, *key) -> list[list[int]]:
+        return super().draw(check, case, draws, *key).tolist()
+
+    def answers(self, check: CheckRun, verify, case, drafts, what: str, **keywords) -> list:
+        return verified(check, verify, case.p, case.q, drafts, what)
+
+
+ADAPTER = Adapter()
 
 
 def verified(check: CheckRun, verify, target, proposal, drafts: list[list[int]], what: str):
@@ -88,10 +102,3 @@ def check_zero_target_drafts(check: CheckRun, verify) -> None:
     check.require("a draft with p = 0 is never accepted", not wrong,
                   f"some rounds accepted {wrong} drafts; {rounds.ZERO_TARGET_MESSAGE}",
                   rounds.ZERO_TARGET_HINT)
-
-
-def check_laws(check: CheckRun, verify, case) -> None:
-    drafts = rounds.draw_drafts(check, case.q, case.draws * check.draws, case.name).tolist()
-    check.seed_everything("laws", case.name)
-    outcomes = verified(check, verify, case.p, case.q, drafts, f"({case.name})")
-    check.judge("verifier_rounds.test_laws", case, outcomes)

@@ -1,5 +1,6 @@
 """The batched_verify check's expected values: each row's exact laws (those of one round,
 grader/judges/verifier_rounds.py), and the product law of a row and its twin."""
+from grader.checks.batched_verify import RowRounds
 from grader.checks.harness import CheckRun
 from grader.checks.verifier_rounds import LAW_TEST
 from grader.judges.verifier_rounds import test_laws
@@ -11,13 +12,13 @@ INDEPENDENCE_HINT = ("the rows are independent sequences: each needs random numb
                      "noise; a uniform shared by the rows (torch.rand(k) broadcast over B) ties them")
 
 
-def laws_of_rows(check: CheckRun, batch: list, outcomes: list[list[tuple]]) -> None:
-    """Each row's law tests (``outcomes[row]``: its rounds' emitted-token tuples), then the
-    first row against its twin, the last row: their accepted counts and first tokens."""
-    for case, rows in zip(batch[:-1], outcomes):
-        test_laws(check, case, rows)
-    first, twin = outcomes[0], outcomes[-1]
-    case = batch[0]
+def laws_of_rows(check: CheckRun, judged: RowRounds) -> None:
+    """Each row's law tests (its rounds' emitted-token tuples), then the first row against
+    its twin, the last row: their accepted counts and first tokens."""
+    for row in judged.rows:
+        test_laws(check, row)
+    first, twin = judged.rows[0].outcomes, judged.twin
+    case = judged.rows[0].case
     counts = laws.product(verifier_laws.accepted_count_law(case.p, case.q),
                           verifier_laws.accepted_count_law(case.p, case.q))
     check.test(f"{case.name} and its twin row: accepted counts independent",

@@ -3,8 +3,8 @@ of ``(index, token)`` (grader/oracle/tree_laws.py) with its two marginals."""
 import functools
 
 from grader.checks.harness import CheckRun
-from grader.checks.multi_draft import Case
-from grader.checks.verifier_rounds import LAW_TEST
+from grader.checks.multi_draft import Case, OneHotAnswers
+from grader.checks.verifier_rounds import LAW_TEST, LawRounds
 from grader.oracle import stats, tree_laws
 
 JOINT_HINT = ("with m drafts the answer must still follow p exactly: the drafts are tried in their own "
@@ -24,9 +24,10 @@ INDEX_HINT = ("index i has probability β_0 ⋯ β_(i−1) · (1 − β_i), β_j
               "each against its own residual r_j.")
 
 
-def one_hot_target(check: CheckRun, token: int, drafts: list[list[int]], pairs: list[tuple[int, int]]) -> None:
+def one_hot_target(check: CheckRun, answers: OneHotAnswers) -> None:
     """With p the one-hot of ``token``, the first draft equal to it is accepted (index m if
     none is), and the token is always ``token``."""
+    token, drafts, pairs = answers.token, answers.drafts, answers.pairs
     expected = [(row.index(token) if token in row else len(row), token) for row in drafts]
     wrong = sorted({(tuple(d), got, want) for d, got, want in zip(drafts, pairs, expected) if got != want})
     check.require("a one-hot target accepts exactly its argmax", not wrong,
@@ -41,8 +42,9 @@ def law(case: Case) -> dict:
     return tree_laws.multi_draft_law(case.p, case.q, case.m)
 
 
-def laws(check: CheckRun, case: Case, pairs: list[tuple[int, int]]) -> None:
+def laws(check: CheckRun, rounds: LawRounds) -> None:
     """The joint law of the returned ``(index, token)`` pairs, the token's and the index's."""
+    case, pairs = rounds.case, rounds.outcomes
     check.test(f"{case.name}: joint law of index and token",
                stats.goodness_of_fit(pairs, law(case), "(index, token)", **LAW_TEST), JOINT_HINT)
     check.test(f"{case.name}: law of the token",

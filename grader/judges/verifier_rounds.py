@@ -6,7 +6,7 @@ import functools
 import numpy as np
 
 from grader.checks.harness import CheckRun
-from grader.checks.verifier_rounds import LAW_TEST
+from grader.checks.verifier_rounds import LAW_TEST, LawRounds
 from grader.oracle import stats, verifier_laws
 from grader.oracle.verifier_cases import Case
 
@@ -45,8 +45,9 @@ def emission_law(case: Case) -> dict:
     return verifier_laws.emission_law(case.p, case.q)
 
 
-def test_laws(check: CheckRun, case: Case, outcomes: list[tuple]) -> None:
-    """Record the law tests of one case; ``outcomes`` are the emitted-token tuples."""
+def test_laws(check: CheckRun, rounds: LawRounds) -> None:
+    """Record the law tests of one case; its outcomes are the emitted-token tuples."""
+    case, outcomes = rounds.case, rounds.outcomes
     p, q, k = case.p, case.q, case.k
     check.test(f"{case.name}: joint law of the emitted tokens",
                stats.goodness_of_fit(outcomes, emission_law(case), "emitted sequence", show_tokens,

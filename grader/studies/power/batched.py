@@ -113,7 +113,7 @@ def twin_power(tests: int) -> list[tuple[str, str, float]]:
     n = batched_verify.LAW_DRAWS
     rows = []
     for batch in batched_verify.batches(batched_verify.CASES):
-        case = batch[0]
+        case = batch.cases[0]
         count = verifier_laws.accepted_count_law(case.p, case.q)
         joint = shared_uniform_counts(case.p, case.q)
         first = verifier_laws.first_token_law(case.p)
