@@ -11,6 +11,8 @@ from grader.verdict import FAILED, format_text
 
 MUTANTS = mutants.all_mutants(Path(__file__).parent / "mutants")
 NAMED = {  # mutant -> the name its verdict's text must give its mistake
+    "eagle_grow_tree_parents_not_renumbered": "the parents are not renumbered among the kept nodes",
+    "eagle_grow_tree_expanded_in_made_order": "a level's chosen nodes expanded in the order they were made",
     "distill_p_q_swapped": "the value of reverse_kl (p and q swapped",
     "distill_sum_over_positions": "the sum over the 4 positions where their mean is meant",
     "distill_mean_over_vocabulary": "the mean over the vocabulary where their sum is meant",
@@ -69,9 +71,12 @@ NAMED = {  # mutant -> the name its verdict's text must give its mistake
     "tree_greedy_children_sampled": "children drawn from the one-hot q of greedy decoding",
     "suffix_match_at_text_end": "a match that occurs only at the text's end",
     "suffix_tree_threshold_strict": "a node of score exactly threshold = 0.5 dropped",
+    "fast_suffix_fresh_cache_each_round": "expected one StaticCache for the whole call",
+    "fast_suffix_sync_per_node": "accepted nodes; expected at most",
 }
 
 FIRST_HINTS = {  # a natural bug -> words the hint of its first failing property must hold
+    "eagle_children_not_renormalised": "the acceptance was not renormalised",
     "static_rate_counts_gamma": "divides by gamma drafts in every round",
     "spec_rate_counts_gamma": "divides by gamma drafts in every round",
     "batched_verify_no_none_rejected": "(none rejected)",
@@ -96,7 +101,8 @@ SLOW = {"spec_accept_when_p_ge_q", "spec_bonus_wrong_row", "spec_correction_drop
         "ngram_backoff_shortest_first", "static_padding_counted", "static_baseline_sync_per_token",
         "batched_generate_correction_from_p", "batched_target_not_rolled_back", "batched_advance_by_least_accepted",
         "batched_finished_rows_emit", "batched_generate_shared_uniform", "batched_room_ignored",
-        "batched_no_attention_mask", "kv_target_one_short", "kv_fresh_cache_each_forward"}
+        "batched_no_attention_mask", "kv_target_one_short", "kv_fresh_cache_each_forward",
+        "fast_suffix_cache_sized_by_prompt"}  # two compiles on the shipped pair
 
 
 @pytest.mark.parametrize("mutant", [pytest.param(m, marks=pytest.mark.slow) if m.name in SLOW else m

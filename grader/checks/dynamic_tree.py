@@ -28,6 +28,9 @@ CASES = [  # (processor, depth, top_k, total, text length)
 SHAPE_HINT = ("grow_tree returns (parents, tokens): parents a list of Python ints, -1 for a child of the "
               "root and otherwise the index of an earlier node; tokens a LongTensor [N] with one token per "
               "node, N ≤ total")
+RENUMBER_HINT = ("parents[i] is the index of node i's parent among the KEPT nodes: after keeping the total most "
+                 "confident, renumber the parents (a map from a node's place among all the nodes made to its "
+                 "place among the kept ones)")
 
 
 def grown(check: CheckRun, grow, head, feature, logits, cache, processor, depth, top_k, total, what: str):
@@ -46,7 +49,11 @@ def grown(check: CheckRun, grow, head, feature, logits, cache, processor, depth,
     if not (isinstance(parents, list) and all(isinstance(p, int) and -1 <= p < i for i, p in enumerate(parents))
             and isinstance(tokens, torch.Tensor) and tokens.dtype == torch.long
             and list(tokens.shape) == [len(parents)] and len(parents) <= total):
-        check.fail("return value", f"returned {str(result)[:120]} {what}", SHAPE_HINT)
+        renumber = isinstance(parents, list) and any(isinstance(p, int) and p >= i for i, p in enumerate(parents))
+        check.fail("return value", f"returned {str(result)[:120]} {what}"
+                   + ("; a parent's index is not below its node's: the parents are not renumbered among the kept "
+                      "nodes" if renumber else ""),
+                   RENUMBER_HINT if renumber else SHAPE_HINT)
     siblings = {}
     for parent, token in zip(parents, tokens.tolist()):
         siblings.setdefault(parent, []).append(token)

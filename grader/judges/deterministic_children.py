@@ -21,6 +21,10 @@ TOKEN_HINT = ("the token must follow p exactly: each child is a point mass, so i
               "children, 0)))")
 INDEX_HINT = ("index m means every child was rejected, and then the token comes from p without the "
               "children: it can never be one of them")
+COVER_HINT = ("when the children cover p's support, the last one left holds all of the residual's mass: "
+              "r_(m−1)(c_(m−1)) = 1, so it is always accepted. Rejecting it means the acceptance was not "
+              "renormalised: child i is accepted with probability p(c_i) / S_i, S_i = 1 − p(c_0) − … − "
+              "p(c_(i−1)), not p(c_i)")
 
 
 def one_hot_target(check: CheckRun, token: int, children: list[int], device: str,
@@ -42,12 +46,18 @@ def law(case: Case) -> dict:
     return tree_laws.deterministic_children_law(case.p, case.children)
 
 
+def covers_support(case: Case) -> bool:
+    """Whether every token of positive p is a child: then all m cannot be rejected."""
+    return set(map(int, (case.p > 0).nonzero()[0])) <= set(case.children)
+
+
 def laws(check: CheckRun, case: Case, pairs: list[tuple[int, int]]) -> None:
     """The token's law, and the index as a function of it."""
     m = len(case.children)
     misplaced = sorted({(i, t) for i, t in pairs if i == m and t in case.children})
     check.require(f"{case.name}: index m only for a token that is no child", not misplaced,
-                  f"returned (index, token) {misplaced[:3]} with children {list(case.children)}", INDEX_HINT)
+                  f"returned (index, token) {misplaced[:3]} with children {list(case.children)}",
+                  COVER_HINT if covers_support(case) else INDEX_HINT)
     check.test(f"{case.name}: law of the token (must be p)",
                stats.goodness_of_fit([t for _, t in pairs], tree_laws.marginal(law(case), lambda o: o[1]),
                                      "token", **LAW_TEST), TOKEN_HINT)

@@ -20,6 +20,10 @@ ORDER = "kept nodes returned in confidence order (argsort's), not back in the or
 ORDER_HINT = ("after choosing the total most confident nodes, sort their indices back into the order the nodes "
               "were made (a parent before its children, level by level, siblings likeliest first), then "
               "renumber the parents")
+EXPANSION = ("a level's chosen nodes expanded in the order they were made, not in topk's order (most confident "
+             "first)")
+EXPANSION_HINT = ("expand a level's chosen nodes in topk's order, most confident first: the next level's nodes "
+                  "are made in that order, the most confident parent's children first")
 ZERO = "kept nodes of confidence 0 among the total most confident"
 ZERO_HINT = ("a node of confidence 0 (a token logits_processor gives no mass, as top-k's cut ones) can never be "
              "accepted: drop the nodes whose log confidence is −inf after taking the total most confident, even "
@@ -56,12 +60,27 @@ def _named(got: list, expected: list, total: int) -> tuple[str, str] | None:
     way that names its bug: the same nodes in another order, or more nodes than the reference
     keeps when it keeps fewer than ``total`` (it drops only nodes of confidence 0)."""
     mine, reference = _paths(got), _paths(expected)
+    if got != expected and got == _expanded_in_made_order(expected):
+        return (f"; the same nodes, in another order: {EXPANSION}", EXPANSION_HINT)
     if got != expected and sorted(mine) == sorted(reference):
         return (f"; the same nodes, in another order: {ORDER}", ORDER_HINT)
     if len(expected) < len(got) <= total and set(reference) <= set(mine):
         return (f"; the reference's {len(expected)} nodes and {len(got) - len(expected)} more, which it drops: "
                 f"{ZERO}", ZERO_HINT)
     return None
+
+
+def _expanded_in_made_order(nodes: list) -> list:
+    """``nodes`` (parent, token), renumbered as a grow_tree that expands each level's chosen
+    nodes in the order they were made numbers them: level by level, each level ordered by
+    the siblings' ranks along the path from the root."""
+    ranks, keys = {}, []
+    for parent, _ in nodes:
+        ranks[parent] = ranks.get(parent, -1) + 1
+        keys.append((keys[parent] if 0 <= parent < len(keys) else ()) + (ranks[parent],))
+    order = sorted(range(len(nodes)), key=lambda i: (len(keys[i]), keys[i]))
+    place = {old: new for new, old in enumerate(order)}
+    return [(place.get(nodes[i][0], -1), nodes[i][1]) for i in order]
 
 
 def _paths(nodes: list) -> list[tuple[int, ...]]:
