@@ -85,7 +85,6 @@ def batches(cases) -> list[Rows]:
 class Adapter(rounds.VerifierAdapter):
     """``batched_speculative_sampling(p, q, drafts)`` on the stacked rows of a ``Rows`` case:
     each call's ``(rejected_idx, token)`` per row."""
-    judge = "laws_of_rows"
 
     def draw(self, check: CheckRun, case: Rows, draws: int, *key) -> torch.Tensor:
         return draw_drafts(check, case.q, draws, *key)
@@ -106,7 +105,7 @@ class Adapter(rounds.VerifierAdapter):
         return RowRounds([rounds.LawRounds(c, o) for c, o in zip(case.cases[:-1], outcomes)], outcomes[-1])
 
 
-ADAPTER = Adapter()
+ADAPTER = Adapter(judge="laws_of_rows")
 
 
 def stacked(rows: list[np.ndarray], device="cpu", dtype=torch.float64) -> torch.Tensor:

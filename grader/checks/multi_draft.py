@@ -76,7 +76,6 @@ def arrange(drafts, target, proposal):
 class Adapter(rounds.VerifierAdapter):
     """``multi_draft_sampling(p, q, drafts)`` on a case's rows: m i.i.d. drafts of q per call,
     each call's ``(index, token)`` the outcome its laws are tested on."""
-    judge = "laws"
     SMALL_DRAWS = SMALL_DRAWS
 
     def draw(self, check: CheckRun, case: Case, draws: int, *key) -> torch.Tensor:
@@ -86,7 +85,7 @@ class Adapter(rounds.VerifierAdapter):
         return verified(check, verify, torch.from_numpy(case.p), torch.from_numpy(case.q), drafts, what, **keywords)
 
 
-ADAPTER = Adapter()
+ADAPTER = Adapter(judge="laws")
 
 
 @dataclass(frozen=True)

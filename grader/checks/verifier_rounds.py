@@ -165,9 +165,13 @@ class LawRounds:
 
 class VerifierAdapter(abc.ABC):
     """How the suite's properties call one exercise's verifier on a law case and read its
-    answers. A case has ``name``, ``q`` (the rows drafts are drawn from) and ``draws``."""
-    judge = "verifier_rounds.test_laws"  # the judge of a case's laws, given ``judged``'s value
+    answers. A case has ``name``, ``q`` (the rows drafts are drawn from) and ``draws``.
+    ``judge`` names the judge of a case's laws, which gets ``judged``'s value (passed as a
+    keyword, so that tests/test_contributing.py sees that it resolves)."""
     SMALL_DRAWS = 20  # calls for the generator property
+
+    def __init__(self, judge: str = "verifier_rounds.test_laws"):
+        self.judge = judge
 
     def draw(self, check: CheckRun, case, draws: int, *key):
         """The drafts of ``draws`` calls, one per first-dim row, drawn from ``case.q``."""
