@@ -13,7 +13,8 @@ Each check may run for its exercise's time limit (``Exercise.time_limit``) or ``
 seconds; after a stopped or broken runner, the remaining exercises go to a new one.
 
 Modules: ``run`` (``run_isolated``: runners started and their records awaited),
-``sandbox`` (bubblewrap around each runner), ``warm`` (runners forked by a zygote),
+``preload`` (what the decisions need, imported first, and the guard that refuses any later
+import), ``sandbox`` (bubblewrap around each runner), ``warm`` (runners forked by a zygote),
 ``channel`` (the runner's pipe, read a record at a time with deadlines) and ``replay``
 (``ReplayCheckRun``: each call's answer taken from the next record and checked).
 This package never imports the learner's code, ``grader.implementation`` or

@@ -23,10 +23,11 @@ disk. Everything else of the reference stays usable.
 """
 import ast
 import functools
-from pathlib import Path
 
 from grader import exercises, sources
 from grader.decider import sandbox
+from grader.decider.preload import course_file as _course_file
+from grader.decider.preload import parse as _parse
 
 STUB_IMPORT = "from grader.runner.reference import ReferenceWithheld as _ReferenceWithheld"
 WITHHELD_LIST = "__withheld__"  # a stubbed module's tuple of its stubbed names
@@ -227,20 +228,6 @@ def _course_modules(start: str) -> list[str]:
 
 
 _DECIDER_ONLY = tuple(p.removesuffix(".py").replace("/", ".") for p in sandbox.DECIDER_ONLY)  # never a runner's
-
-
-@functools.cache
-def _course_file(module: str) -> Path | None:
-    path = sources.ROOT.joinpath(*module.split("."))
-    for candidate in (path.with_suffix(".py"), path / "__init__.py"):
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-@functools.cache
-def _parse(path: Path) -> ast.Module:
-    return ast.parse(path.read_text())
 
 
 def stubbed_source(source: str, module: str, stubbed: dict[str, list[str]]) -> str:

@@ -1,9 +1,7 @@
 """Runners started, their records awaited with deadlines, the checks replayed on them."""
 import hashlib
-import importlib
 import json
 import os
-import pkgutil
 import signal
 import subprocess
 import sys
@@ -15,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from grader import exercises, protocol, sources
-from grader.decider import sandbox, warm
+from grader.decider import preload, sandbox, warm
 from grader.decider.channel import STARTUP_TIMEOUT, Channel, RunnerGone, RunnerOverLimit, RunnerTimeout
 from grader.decider.reference import reference_sources, stood_in_noted, withheld
 from grader.verdict import ERROR, FAILED, LAW, Verdict, load_error_verdict
@@ -23,7 +21,6 @@ from grader.verdict import ERROR, FAILED, LAW, Verdict, load_error_verdict
 # torch, the checks and the replay are imported only once the first runner has started
 # (Preparation, _decide): both processes then load them at once, on their own cores.
 
-DECIDING_PACKAGES = ("grader.judges", "grader.oracle", "grader.observers", "grader.models", "solutions")
 SHOWN_OUTPUT_CHARS = 1500  # of what the learner's code printed, attached to the verdict
 END_MARGIN = 10.0  # seconds the runner's end record may trail the decider's verdict, at least
 
@@ -76,6 +73,7 @@ def run_isolated(exercise_ids: list[str], impl: str, seed: int | dict[str, int],
         verdicts = _reexamined(runner, verdicts, timeout, manifest)
         yield from _tracebacks_once(stood_in_noted([verdicts[e] for e in exercise_ids]))
     finally:
+        manifest.release()
         if own:
             runners.close()
 
@@ -151,36 +149,54 @@ def _decided(runner: "Runner", exercise_ids: list[str], timeout, manifest: "Prep
         for verdict, mismatch in runner.decide(pending, timeout, started=manifest.made, withheld=pending):
             _stop_if_changed(manifest.made())
             pending.remove(verdict.exercise)
-            yield runner.rechecked(verdict, mismatch, timeout) if mismatch else verdict
+            verdict = runner.rechecked(verdict, mismatch, timeout) if mismatch else verdict
+            yield manifest.refused_noted(verdict)
         _stop_if_changed(manifest.made())
 
 
 class Preparation:
-    """The decider's own code imported and its files' digests taken (``prepared``), once:
-    before the first runner starts when runners run unsandboxed (such a runner could write
-    the files this process would import), while it starts when they run in the sandbox
-    (the course is read-only there), so that both processes' imports overlap."""
+    """What the decisions of ``exercise_ids`` import, imported (``preload``), and the digests
+    of the course's files taken (``sources.Manifest``), once: before the first runner starts
+    when runners run unsandboxed (such a runner could write the files this process would
+    import), while it starts when they run in the sandbox (it can write no file of the host,
+    and the course is read-only there), so that both processes' imports overlap. From then
+    on until ``release``, the decider imports nothing (``preload.ImportGuard``)."""
 
     def __init__(self, exercise_ids: list[str]):
-        self.exercise_ids, self.manifest = exercise_ids, None
+        self.exercise_ids, self.manifest, self.guard = exercise_ids, None, None
 
     def made(self) -> sources.Manifest:
         if self.manifest is None:
-            self.manifest = prepared(self.exercise_ids)
+            sys.dont_write_bytecode = True
+            guard = preload.preload(self.exercise_ids)
+            exercises.exports()  # the reference's EXPORTS, read as text through the finders, once: before the guard
+            self.manifest = sources.Manifest()  # a file written by a runner would otherwise be run here
+            self.guard = guard.__enter__()
         return self.manifest
 
+    def release(self) -> None:
+        """The guard lifted: the decisions are made (the caller may import again)."""
+        if self.guard is not None:
+            self.guard.__exit__(None, None, None)
+            self.guard = None
 
-def prepared(exercise_ids: list[str]) -> sources.Manifest:
-    """Every check to run, with the oracle and reference it uses, imported now, before any
-    runner starts, and the digests of the course's files that the checks must still match
-    after each runner (a file written by a runner would otherwise be run by the decider)."""
-    sys.dont_write_bytecode = True
-    for exercise_id in exercise_ids:
-        importlib.import_module(exercises.get(exercise_id).check)
-    for package in DECIDING_PACKAGES:  # what the checks import inside their functions, too
-        for module in pkgutil.walk_packages(importlib.import_module(package).__path__, f"{package}."):
-            importlib.import_module(module.name)
-    return sources.Manifest()
+    def refused_noted(self, verdict: Verdict) -> Verdict:
+        """``verdict``, or an error naming the modules the guard refused while it was decided
+        (``preload.ImportGuard``): a course module the preload missed is a grader bug; a
+        library's file changed since the preload was written while learner code ran."""
+        refused = self.guard.taken() if self.guard is not None else []
+        if not refused:
+            return verdict
+        named = "; ".join(f"`{module}` ({why})" for module, why in refused)
+        if any(preload.in_course(module) for module, _ in refused):
+            why = (f"the grader's check of {verdict.exercise} is broken, not your code: deciding it needed "
+                   f"a module it refuses to import once your code may have run: {named}. Please report this "
+                   f"grader bug to the course's maintainers, with the exercise and seed {verdict.seed}.")
+        else:
+            why = (f"the grader stopped deciding {verdict.exercise}: it needed a module whose file changed "
+                   f"after your code started: {named}. Code that writes files outside its own folder "
+                   "(run without the sandbox) does this; reinstall the package before checking again.")
+        return replace(verdict, status=ERROR, findings=[], summary=why)
 
 
 def _stop_if_changed(manifest: sources.Manifest) -> None:
