@@ -150,7 +150,7 @@ COMPLETE_PROPERTIES = {  # exercise -> the properties its check evaluates on the
     "train_drafter": 25, "deterministic_children": 16, "feature_draft": 5, "eagle_loss": 16, "unrolled_loss": 16,
     "eagle_generate": 32, "dynamic_tree": 15, "eagle_tree_generate": 32,
     "suffix_index": 11, "suffix_tree": 26, "suffix_generate": 35, "adaptive_generate": 37,
-    "fast_suffix_generate": 35,
+    "fast_suffix_generate": 42,
 }
 
 

@@ -90,7 +90,7 @@ def run(check: CheckRun) -> None:
     for case in LAW_CASES:
         speculative.check_law(check, eager, target, drafters, case, True)
     check_baseline(check, baseline, target, drafters["GPT-2"])
-    check_compiled(check, fast)
+    check_compiled(check, functools.partial(compiled_ids, check, fast))
 
 
 def eagerly(fn):
@@ -122,22 +122,22 @@ def check_discipline(check, fast, target, drafter, processor, prompts, gamma, la
                 judge_forwards(check, list(log), prompt + ids, f"{label}, call {call}")
             rounds = sum(c.role == "target" for c in log) - 1  # the first is the prefill
             with check.observing():
-                check.require("one host sync per round", syncs.count <= rounds + SYNC_ALLOWANCE,
-                              f"{syncs.count} host reads of tensors outside the forwards for {rounds} "
-                              f"rounds; expected at most {rounds + SYNC_ALLOWANCE}", ROUND_SYNC_HINT,
-                              case=f"{label}, call {call}")
+                require_host_reads(check, "one host sync per round", syncs.count, rounds + SYNC_ALLOWANCE,
+                                   f"{rounds} rounds", ROUND_SYNC_HINT, case=f"{label}, call {call}")
+
+
+def require_host_reads(check, prop: str, count: int, allowed: int, made_for: str, hint, case: str = "") -> None:
+    """``prop``: at most ``allowed`` host reads (``count``, a HostSyncCounter's) for the work
+    ``made_for`` names ("5 rounds")."""
+    check.require(prop, count <= allowed, f"{count} host reads of tensors outside the forwards for {made_for}; "
+                  f"expected at most {allowed}", hint, case=case)
 
 
 def judge_forwards(check, log, text, label) -> None:
     """One static cache per model; positions = the write position; context = the text."""
     for role in dict.fromkeys(c.role for c in log):
         calls = [c for c in log if c.role == role]
-        kinds = {(c.cache_id, c.cache_type) for c in calls}
-        check.require(f"one StaticCache for the {role}",
-                      len(kinds) == 1 and next(iter(kinds))[1] == "StaticCache",
-                      f"the {role}'s forwards got {len(kinds)} cache object(s) of type "
-                      f"{sorted({t for _, t in kinds})}; expected one StaticCache for the whole call",
-                      STATIC_CACHE_HINT, case=label)
+        require_one_static_cache(check, role, calls, label)
         wrong = [(i, c) for i, c in enumerate(calls, 1)
                  if c.positions is not None and c.positions != list(range(c.cached, c.cached + c.fed))]
         check.require(f"{role} positions = the cache's write position", not wrong,
@@ -148,6 +148,15 @@ def judge_forwards(check, log, text, label) -> None:
                   "a forward read cache entries that are not the text's tokens at their "
                   "positions (rejected drafts left in place, or positions never written)",
                   STALE_HINT, stale_table(stale), case=label)
+
+
+def require_one_static_cache(check, role: str, calls: list, label: str, hint=STATIC_CACHE_HINT) -> None:
+    """One ``StaticCache`` object in every forward of ``calls`` (one call's forwards of the
+    model in ``role``, Forward records)."""
+    kinds = {(c.cache_id, c.cache_type) for c in calls}
+    check.require(f"one StaticCache for the {role}", len(kinds) == 1 and next(iter(kinds))[1] == "StaticCache",
+                  f"the {role}'s forwards got {len(kinds)} cache object(s) of type "
+                  f"{sorted({t for _, t in kinds})}; expected one StaticCache for the whole call", hint, case=label)
 
 
 def attended_stale(log, text) -> list[tuple]:
@@ -233,17 +242,25 @@ def check_baseline_reads(check, eager, target) -> None:
         check.call(eager, [2, 3], model, max_gen_len=BASELINE_TOKENS, eos_tokens_id=NO_EOS,
                    what=f"(greedy, max_gen_len={BASELINE_TOKENS}, host reads counted)")
     with check.observing():
-        check.require(f"baseline host reads, one per {HOST_READ_EVERY} tokens", syncs.count <= allowed,
-                      f"{syncs.count} host reads of tensors outside the forwards for {BASELINE_TOKENS} "
-                      f"tokens; expected at most {allowed}", BASELINE_SYNC_HINT)
+        require_host_reads(check, f"baseline host reads, one per {HOST_READ_EVERY} tokens", syncs.count, allowed,
+                           f"{BASELINE_TOKENS} tokens", BASELINE_SYNC_HINT)
 
 
-def check_compiled(check, fast):
+def compiled_ids(check, fast, prompt: list[int], drafter, target, length: int, what: str) -> list[int]:
+    """The ids of ``fast_speculative_generate`` compiled, greedy, gamma 4 (``check_compiled``'s run)."""
+    ids, _ = speculative.generated(check, fast, prompt, drafter, target, gamma=4, max_gen_len=length,
+                                   logits_processor=GREEDY, compile=True, what=what)
+    return ids
+
+
+def check_compiled(check, compiled, hint=RECOMPILE_HINT):
     """compile=True on the shipped pair: greedy output, and no new graph for a second call
-    with another prompt length and other short final rounds. Only for a loop that passed
-    the eager properties: compiling a broken loop costs minutes and can tell nothing new
-    (the decider stops on the judged properties too; the runner, which never judges, on
-    the others alone)."""
+    with another prompt length and other short final rounds. ``compiled(prompt, drafter,
+    target, max_gen_len, what)`` runs the learner's loop compiled and greedy and returns its
+    ids (checked: a list of ints); ``hint``: what a new graph points to in that loop. Only
+    for a loop that passed the eager properties: compiling a broken loop costs minutes and
+    can tell nothing new (the decider stops on the judged properties too; the runner, which
+    never judges, on the others alone)."""
     check.stop_if_failed("compiled run on the shipped pair")
     if not shipped_pair_present():
         check.skip("the shipped pair", SHIPPED_MISSING)
@@ -253,16 +270,14 @@ def check_compiled(check, fast):
     compiled_before = None
     for prompt_text, length in (("def read_config(path):\n", 24), ("import os\n\nclass ", 17)):
         prompt = tokenizer(prompt_text)["input_ids"]
-        ids, _ = speculative.generated(check, fast, prompt, drafter, target, gamma=4, max_gen_len=length,
-                                       logits_processor=GREEDY, compile=True,
-                                       what=f"(the shipped pair, greedy, compile=True, max_gen_len={length})")
+        ids = compiled(prompt, drafter, target, length, f"(the shipped pair, greedy, compile=True, max_gen_len={length})")
         check.judge("loop_properties.shipped_greedy", "compiled greedy output", ids, target, [prompt], length,
                     case=f"shipped pair, max_gen_len={length}")
         if compiled_before is not None:
             new = graphs.count - compiled_before
             with check.observing():
                 check.require("no recompile for another prompt or shorter last rounds", new == 0,
-                              f"the second compiled call built {new} new graph(s)", RECOMPILE_HINT)
+                              f"the second compiled call built {new} new graph(s)", hint)
         compiled_before = graphs.count
 
 

@@ -72,11 +72,15 @@ def run(check: CheckRun) -> None:
     graded(check, "suffix_speculative_generate")
 
 
-def graded(check: CheckRun, name: str, greedy_hint: tuple[str, str] = GREEDY_HINT, **extra) -> None:
+def graded(check: CheckRun, name: str, greedy_hint: tuple[str, str] = GREEDY_HINT, observed=None,
+           **extra) -> None:
     """Every property above for the learner's loop ``name`` (``extra``: keyword arguments of
     every call, e.g. lesson 12's fast loop's ``compile=False``; ``greedy_hint``: what a wrong
     greedy text points to in that loop); the judges are the check's own (``greedy_number`` and
-    ``forwards``, each against its reference loop)."""
+    ``forwards``, each against its reference loop). ``observed(check, generate, target,
+    indexes)``, if given, records that loop's own deterministic properties after the shared
+    ones, before the forward count (``generate``: the learner's loop with ``extra``;
+    ``indexes``: ``corpora``'s)."""
     learner = check.function(name)
     generate = functools.update_wrapper(functools.partial(learner, **extra), learner)  # named as the learner's
     target, _ = shared.models()
@@ -91,6 +95,8 @@ def graded(check: CheckRun, name: str, greedy_hint: tuple[str, str] = GREEDY_HIN
     loop = as_loop(check, generate, indexes, greedy_hint)
     shared.check_end_tokens(check, loop, target)
     shared.check_max_gen_len(check, loop, target, indexes["sampled"])
+    if observed is not None:
+        observed(check, generate, target, indexes)
     check.stop_if_failed("forward counts and law tests")
     with check.observing():
         log = []
