@@ -34,7 +34,9 @@ Exercises, in order: ``SuffixIndex`` (``grader check suffix_index``), ``speculat
 suffix_generate``), ``adaptive_speculative_generate`` with its step
 ``draft_while_confident`` (``grader check adaptive_generate``), all used in notebook 12.
 ``CorpusIndex`` (the corpus's suffix array, built once and cached on disk) and
-``corpus_index`` (the shipped pair's) are provided complete below the stubs.
+``corpus_index`` (the shipped pair's) are provided complete below the stubs, and
+``round_tree`` (a round's tree: the text's or the corpus's, both suffix loops call it) after
+``speculation_tree``.
 
 An index is anything with ``find(context) -> (length, node)`` and ``children(node) ->
 {token: (count, child node)}``; both classes here are one.
@@ -161,6 +163,21 @@ def speculation_tree(index, context: Sequence[int], max_nodes: int = 24, thresho
     raise NotImplementedError
 
 
+def round_tree(text: list[int], own: SuffixIndex, corpus, max_nodes: int, threshold: float,
+               room: int) -> tuple[list[int], list[int], list[float]]:
+    """A round's speculation tree, provided: ``speculation_tree`` of the last ``MAX_MATCH``
+    tokens of ``text`` (a list of ints) from the text's own index ``own`` and from ``corpus``
+    (an index, or ``None``: skipped), the one whose scores sum higher (``own``'s on a tie):
+    that sum is the number of nodes it expects to be accepted. ``room`` (int ≥ 1): the tokens
+    the output may still take; the tree is ``k = min(max_nodes, room − 1)`` deep, so that its
+    path and the round's own token fit (none in the last round). Returns ``(parents, tokens,
+    scores)`` as ``speculation_tree`` does."""
+    depth = min(max_nodes, room - 1)
+    trees = [speculation_tree(index, text[-MAX_MATCH:], max_nodes, threshold, depth)
+             for index in (own, corpus) if index is not None]
+    return max(trees, key=lambda tree: sum(tree[2]))  # the first of equal sums
+
+
 @torch.inference_mode()
 def suffix_speculative_generate(inputs: list[int], target, corpus=None, max_nodes: int = 24,
                                 threshold: float = 0.1, logits_processor: LogitsProcessor = GreedyProcessor(),
@@ -177,11 +194,10 @@ def suffix_speculative_generate(inputs: list[int], target, corpus=None, max_node
     - Prefill: one target forward over the prompt (a ``DynamicCache``) samples the first
       token; stop there if it is an end token. The text's own index is a ``SuffixIndex``
       of the prompt and that token.
-    - A round, ``end`` tokens so far: the tree may be ``k = min(max_nodes, tokens still
-      allowed − 1)`` deep. Grow ``speculation_tree`` from the text's index and from the
-      corpus (each given the last ``MAX_MATCH`` tokens, ``max_nodes``, ``threshold``,
-      ``max_depth=k``) and keep the one whose scores sum higher (the text's on a tie):
-      that sum is the number of tokens it expects to be accepted.
+    - A round, ``end`` tokens so far: ``round_tree(text, own, corpus, max_nodes,
+      threshold, total_len − end)`` (provided) grows ``speculation_tree`` from the text's
+      index and from the corpus, ``min(max_nodes, tokens still allowed − 1)`` deep, and
+      keeps the one that expects more accepted tokens.
     - ONE target forward over the last token and the ``N`` nodes, with the tree's mask
       and positions (``tree_layout``, then ``tree_attention(end, mask, depths, end − 1,
       dtype)``), gives p ``[N + 1, V]`` (``logits_processor``); an empty tree is a plain

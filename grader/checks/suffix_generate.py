@@ -45,7 +45,8 @@ GREEDY_HINT = ("under greedy decoding the output must be the target's own greedy
                "and the accepted path in the target's cache (keep_positions: row x at position end − 1 + x)")
 MAX_GEN_LEN_HINT = ("never return more than max_gen_len tokens: a round emits its accepted path and one token of "
                     "its own, so near the end its tree must be shallower.",
-                    "speculation_tree(..., max_depth=min(max_nodes, tokens left − 1))")
+                    "round_tree(text, own, corpus, max_nodes, threshold, total_len − end): its last argument is "
+                    "the tokens still allowed, and it caps the depth at that − 1")
 
 
 def corpora(check: CheckRun, target) -> dict:

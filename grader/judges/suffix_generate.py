@@ -9,14 +9,14 @@ from solutions.suffix import suffix_speculative_generate
 NUMBER_HINT = ("under greedy decoding the trees, and so mean_accepted, are fixed by what the indexes hold: the "
                "corpus, and the text's own index, built from the prompt and the first token and extended with "
                "every round's emitted tokens.",
-               "own = SuffixIndex(prompt + [first token]); each round, the tree of the index whose scores sum "
-               "higher (the text's on a tie), speculation_tree(index, text[-MAX_MATCH:], max_nodes, threshold, "
-               "max_depth=k); after the round own.extend(emitted tokens)")
+               "own = SuffixIndex(prompt + [first token]); each round, round_tree(text, own, corpus, max_nodes, "
+               "threshold, total_len − end) with text the whole text so far; after the round own.extend(emitted "
+               "tokens)")
 HIGHER_HINT = ("a mean_accepted above the reference's counts nodes its trees may not hold: near the end a "
                "round's tree must be shallow enough that its path and its own token fit in max_gen_len, and the "
                "text's own index must hold the text so far, no more and no less.",
-               "speculation_tree(index, text[-MAX_MATCH:], max_nodes, threshold, max_depth=k) with k = "
-               "min(max_nodes, tokens still allowed − 1), 0 in the last round; own.extend(emitted tokens) after "
+               "round_tree(text, own, corpus, max_nodes, threshold, total_len − end), whose last argument, the "
+               "tokens still allowed, caps the tree's depth (0 in the last round); own.extend(emitted tokens) after "
                "every round")
 FORWARDS_HINT = ("the tree is verified in ONE target forward per round, over the last token and the nodes, the "
                  "cache holding the text before them.",

@@ -5,7 +5,7 @@ MODULE = "suffix"
 PATCHES = [
     ("        path, token = walk_deterministic_tree(processor(logits[0]), parents, nodes)",
      "        path, token = walk_as_samples(processor(logits[0]), parents, nodes, "
-     "max(trees, key=lambda tree: sum(tree[2]))[2])"),
+     "round_tree(text, own, corpus, max_nodes, threshold, total_len - end)[2])"),
     ("class CorpusIndex:",
      '''def walk_as_samples(p, parents, tokens, scores):
     from solutions.trees import multi_draft_sampling
