@@ -136,7 +136,7 @@ EXERCISES = (
              ("adaptive_speculative_generate",), "grader.checks.adaptive_generate", 10.0,
              helpers=("draft_while_confident",)),
     Exercise("fast_suffix_generate", 12, "the suffix loop made fast: a static cache, one fixed-width verification a round",
-             ("fast_suffix_speculative_generate",), "grader.checks.fast_suffix_generate", 25.0),
+             ("fast_suffix_speculative_generate",), "grader.checks.fast_suffix_generate", 12.0),
 )
 
 BY_ID = {exercise.id: exercise for exercise in EXERCISES}
@@ -150,7 +150,7 @@ COMPLETE_PROPERTIES = {  # exercise -> the properties its check evaluates on the
     "train_drafter": 25, "deterministic_children": 16, "feature_draft": 5, "eagle_loss": 16, "unrolled_loss": 16,
     "eagle_generate": 32, "dynamic_tree": 15, "eagle_tree_generate": 32,
     "suffix_index": 11, "suffix_tree": 26, "suffix_generate": 35, "adaptive_generate": 37,
-    "fast_suffix_generate": 42,
+    "fast_suffix_generate": 39,
 }
 
 

@@ -102,7 +102,6 @@ SLOW = {"spec_accept_when_p_ge_q", "spec_bonus_wrong_row", "spec_correction_drop
         "batched_generate_correction_from_p", "batched_target_not_rolled_back", "batched_advance_by_least_accepted",
         "batched_finished_rows_emit", "batched_generate_shared_uniform", "batched_room_ignored",
         "batched_no_attention_mask", "kv_target_one_short", "kv_fresh_cache_each_forward",
-        "fast_suffix_cache_sized_by_prompt",  # two compiles on the shipped pair
         # 9–27 s each at load 5 (370 s in all), none whose words are held:
         "eagle_tree_children_as_samples_of_q", "eagle_tree_target_cropped_like_a_chain", "eagle_extra_target_pass",
         "eagle_head_cache_kept", "spec_correction_from_p", "fast_suffix_counter_not_moved",

@@ -11,11 +11,12 @@ the greedy text).
 Then lesson 7's cache discipline, observed with the static_cache check's own observers and
 requirements (grader/checks/static_cache.py): two calls on the same wrapped target, each with
 one ``StaticCache`` for all its forwards and few host reads (a round reads its walk, one read or
-two per tree level, its result and its emitted tokens; none per node); last, one compiled greedy
-run on the shipped pair and a second call, with another prompt, length and trees, that compiles
-nothing new."""
-import functools
+two per tree level, its result and its emitted tokens; none per node).
 
+Not checked: the loop compiled. A compiled run in the sandboxed runner failed to load the compile
+cache's artifact of the verification step and compiled it again, round after round, past the
+check's time limit (a correct loop passed in 18 s unsandboxed and timed out at 250 s sandboxed);
+until that is understood, the compiled step's one graph is measured by `grader bench`, not graded."""
 from grader.checks import static_cache, suffix_generate
 from grader.checks.harness import CheckRun
 from grader.checks.loop_properties import GREEDY_LENGTH
@@ -45,19 +46,11 @@ SYNC_HINT = ("on a GPU each read of a tensor on the host waits for the device to
              "value per tree node.",
              "write the nodes with one tensor (ids[0, end:end + N] = torch.tensor(tokens)); read n and the first "
              "end token together (settle) and the emitted tokens with one .tolist()")
-RECOMPILE_HINT = ("a compiled step is built again whenever a shape, stride or dtype it is called with changes: every "
-                  "round must call tree_verify_step with the same [1, W] tokens, [1, W] positions and [1, 1, W, S] "
-                  "mask, whatever the prompt, the room left or the tree's size.",
-                  "target_model = static_model(target, \"target\", L + W, compile) (its cache length rounded up "
-                  "to a block, the model kept across calls), W = max_nodes + 1 rows in every round (padding after "
-                  "the N nodes), the mask over the whole cache (S = target_model.length), and the fed tokens as a "
-                  "contiguous copy (ids[:, end − 1:end − 1 + W].clone(memory_format=torch.contiguous_format))")
 
 
 def run(check: CheckRun) -> None:
     name = "fast_suffix_speculative_generate"
     suffix_generate.graded(check, name, GREEDY_HINT, observed=check_discipline, compile=False)
-    static_cache.check_compiled(check, functools.partial(compiled_ids, check, check.function(name)), RECOMPILE_HINT)
 
 
 def check_discipline(check: CheckRun, generate, target, indexes: dict) -> None:
@@ -85,9 +78,3 @@ def check_discipline(check: CheckRun, generate, target, indexes: dict) -> None:
                                                 f"{rounds} rounds and {accepted} accepted nodes", SYNC_HINT,
                                                 case=label)
 
-
-def compiled_ids(check: CheckRun, fast, prompt: list[int], drafter, target, length: int, what: str) -> list[int]:
-    """The learner's loop compiled, greedy, on the text's own index alone (no corpus: the
-    trees then grow from the prompt and the output, every size from none up)."""
-    ids, _ = suffix_generate.generated(check, fast, prompt, target, None, max_gen_len=length, compile=True, what=what)
-    return ids
