@@ -90,7 +90,7 @@ def run(check: CheckRun) -> None:
     for case in LAW_CASES:
         speculative.check_law(check, eager, target, drafters, case, True)
     check_baseline(check, baseline, target, drafters["GPT-2"])
-    check_compiled(check, functools.partial(compiled_ids, check, fast))
+    check_compiled(check, fast)
 
 
 def eagerly(fn):
@@ -246,21 +246,12 @@ def check_baseline_reads(check, eager, target) -> None:
                            f"{BASELINE_TOKENS} tokens", BASELINE_SYNC_HINT)
 
 
-def compiled_ids(check, fast, prompt: list[int], drafter, target, length: int, what: str) -> list[int]:
-    """The ids of ``fast_speculative_generate`` compiled, greedy, gamma 4 (``check_compiled``'s run)."""
-    ids, _ = speculative.generated(check, fast, prompt, drafter, target, gamma=4, max_gen_len=length,
-                                   logits_processor=GREEDY, compile=True, what=what)
-    return ids
-
-
-def check_compiled(check, compiled, hint=RECOMPILE_HINT):
+def check_compiled(check, fast):
     """compile=True on the shipped pair: greedy output, and no new graph for a second call
-    with another prompt length and other short final rounds. ``compiled(prompt, drafter,
-    target, max_gen_len, what)`` runs the learner's loop compiled and greedy and returns its
-    ids (checked: a list of ints); ``hint``: what a new graph points to in that loop. Only
-    for a loop that passed the eager properties: compiling a broken loop costs minutes and
-    can tell nothing new (the decider stops on the judged properties too; the runner, which
-    never judges, on the others alone)."""
+    with another prompt length and other short final rounds. Only for a loop that passed
+    the eager properties: compiling a broken loop costs minutes and can tell nothing new
+    (the decider stops on the judged properties too; the runner, which never judges, on
+    the others alone)."""
     check.stop_if_failed("compiled run on the shipped pair")
     if not shipped_pair_present():
         check.skip("the shipped pair", SHIPPED_MISSING)
@@ -270,14 +261,16 @@ def check_compiled(check, compiled, hint=RECOMPILE_HINT):
     compiled_before = None
     for prompt_text, length in (("def read_config(path):\n", 24), ("import os\n\nclass ", 17)):
         prompt = tokenizer(prompt_text)["input_ids"]
-        ids = compiled(prompt, drafter, target, length, f"(the shipped pair, greedy, compile=True, max_gen_len={length})")
+        ids, _ = speculative.generated(check, fast, prompt, drafter, target, gamma=4, max_gen_len=length,
+                                       logits_processor=GREEDY, compile=True,
+                                       what=f"(the shipped pair, greedy, compile=True, max_gen_len={length})")
         check.judge("loop_properties.shipped_greedy", "compiled greedy output", ids, target, [prompt], length,
                     case=f"shipped pair, max_gen_len={length}")
         if compiled_before is not None:
             new = graphs.count - compiled_before
             with check.observing():
                 check.require("no recompile for another prompt or shorter last rounds", new == 0,
-                              f"the second compiled call built {new} new graph(s)", hint)
+                              f"the second compiled call built {new} new graph(s)", RECOMPILE_HINT)
         compiled_before = graphs.count
 
 
