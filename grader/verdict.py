@@ -140,7 +140,7 @@ class Verdict:
     reference_opened: list[str] = field(default_factory=list)  # the course's reference or check
     # files that process reports opening (a report of the learner's process, not a proof)
     detectable: list[tuple[str, float]] = field(default_factory=list)  # (statistical property,
-    # the total variation from its law it detects in any direction w.p. 0.99: grader/oracle/power.py)
+    # the total variation from its law it detects in any direction w.p. 0.99: grader/oracle/chi2_power.py)
     threshold: float = 0.0  # Holm's strictest threshold, at which ``detectable`` is computed
     notes: list[str] = field(default_factory=list)  # what the check measured (train_drafter's
     # divergence and α before and after), shown with -v, passed or not

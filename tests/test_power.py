@@ -1,10 +1,10 @@
-"""The power statement (grader/oracle/power.py; along a known bug, grader/studies/detection.py)
+"""The power statement (grader/oracle/chi2_power.py; along a known bug, grader/studies/detection.py)
 against simulation: a change of the stated size is detected about 99% of the time, one of
 half the size far less often."""
 import numpy as np
 from scipy import stats as scipy_stats
 
-from grader.oracle import power
+from grader.oracle import chi2_power
 from grader.studies import detection
 
 LAW = {"a": 0.4, "b": 0.3, "c": 0.2, "d": 0.1}
@@ -33,7 +33,7 @@ def moved(delta: float, into: tuple, out_of: tuple) -> dict:
 
 def test_any_change_of_the_stated_size_is_detected():
     rng = np.random.default_rng(0)
-    delta = power.detectable_tv(DRAWS, len(LAW) - 1, THRESHOLD)
+    delta = chi2_power.detectable_tv(DRAWS, len(LAW) - 1, THRESHOLD)
     hardest = moved(delta, ("a", "d"), ("b", "c"))  # P(S) = 1/2: the least visible direction
     assert rejection_rate(hardest, rng) >= 0.97
     assert rejection_rate(moved(delta / 2, ("a", "d"), ("b", "c")), rng) < 0.5  # the bound is not loose
@@ -43,7 +43,7 @@ def test_a_change_along_a_known_direction_is_detected_from_its_own_size():
     rng = np.random.default_rng(1)
     bug = moved(0.3, ("d",), ("a",))
     delta = detection.detectable_tv_along(LAW, bug, DRAWS, THRESHOLD, min_expected=5)
-    assert delta < power.detectable_tv(DRAWS, len(LAW) - 1, THRESHOLD)  # sharper than any direction
+    assert delta < chi2_power.detectable_tv(DRAWS, len(LAW) - 1, THRESHOLD)  # sharper than any direction
     assert 0.97 <= rejection_rate(moved(delta, ("d",), ("a",)), rng)
     assert rejection_rate(moved(delta / 2, ("d",), ("a",)), rng) < 0.5
     assert detection.power_against(LAW, moved(delta, ("d",), ("a",)), DRAWS, THRESHOLD, 5) >= 0.98

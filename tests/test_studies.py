@@ -1,12 +1,12 @@
-"""The power studies' one driver and one report template (grader/studies/power/): each
+"""The power studies' one driver and one report template (grader/studies/error_rates/): each
 statistics page is its template filled from the result stored beside it, every study
 answers with its options, and a study run end to end prints its table."""
 import json
 
 import pytest
 
-from grader.studies.power import report
-from grader.studies.power.__main__ import STUDIES, main
+from grader.studies.error_rates import report
+from grader.studies.error_rates.__main__ import STUDIES, main
 from tests.conftest import ROOT
 
 PAGES = {"generate": "statistics_generate", "ngram": "statistics_ngram", "statement": "statistics_power",

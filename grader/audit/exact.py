@@ -8,7 +8,7 @@ are tested against it directly, as `grader check speculative_generate` tests the
 
 The cases are the check's law cases (grader/checks/speculative_generate.py: two temperatures,
 top-k, top-p, two drafters, several gammas and prompts); Holm across every test of every case.
-The power statement is the course's (grader/oracle/power.py): the total variation on the joint
+The power statement is the course's (grader/oracle/chi2_power.py): the total variation on the joint
 law's cells that each case's joint test catches with probability ≥ 0.99.
 """
 from collections import defaultdict
@@ -18,7 +18,7 @@ from grader.audit import EAGLE_LOOPS, SUFFIX_LOOPS, adapters
 from grader.audit.pit import ALPHA, Test
 from grader.checks import eagle_generate
 from grader.checks.speculative_generate import LAW_CASES, models
-from grader.oracle import laws, power, stats
+from grader.oracle import chi2_power, laws, stats
 
 
 @dataclass
@@ -80,7 +80,7 @@ def exact_audit(sampler: str, seed: int, impl: str, loop: str, draws: int | None
         test.rejected = rejected
     for case in cases:
         if case.joint_dof:
-            case.detectable_tv = power.detectable_tv(case.draws, case.joint_dof, alpha / len(tests))
+            case.detectable_tv = chi2_power.detectable_tv(case.draws, case.joint_dof, alpha / len(tests))
     return tests, cases
 
 

@@ -31,7 +31,7 @@ import numpy as np
 import torch
 from scipy import stats as scipy_stats
 
-from grader.oracle.power import POWER
+from grader.oracle.chi2_power import POWER
 
 GRID = np.linspace(0.01, 0.99, 99)  # the points t where the KS bound is evaluated
 CHUNK = 1024

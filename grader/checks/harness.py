@@ -53,7 +53,7 @@ import torch
 from grader import exercises, meanwhile
 from grader.exercises import Exercise
 from grader.observers.observation import Observation
-from grader.oracle import power, stats
+from grader.oracle import chi2_power, stats
 from grader.verdict import (
     ERROR,
     FAILED,
@@ -291,7 +291,7 @@ class CheckRun:
         for revision in self.revisions:
             revision(findings)
         threshold = FAMILY_ERROR_RATE / max(1, len(self.tests))  # Holm's strictest step
-        detectable = [(prop, power.detectable_tv(draws, dof, threshold)) for prop, draws, dof in self.powered]
+        detectable = [(prop, chi2_power.detectable_tv(draws, dof, threshold)) for prop, draws, dof in self.powered]
         if findings:
             return Verdict(self.exercise.id, FAILED, self._failed(findings), self.seed, findings,
                            self.properties, observed=self.observed, detectable=detectable,

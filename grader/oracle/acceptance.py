@@ -7,7 +7,7 @@ probability Σ_d q(d)(1 − min(1, p(d)/q(d))) · norm(max(0, p − q))(c) = max
 or Π_j min(p_j(d_j), q_j(d_j)) · p_{k+1}(c) when all k drafts are accepted. Walking every
 such path through tiny models gives the law of (output, accepted, drafted) over a whole
 call. A ``Rule`` other than ``EXACT`` walks a known bug instead, for the power statements
-(grader/studies/power/statement.py): its law is exact too.
+(grader/studies/error_rates/statement.py): its law is exact too.
 """
 import itertools
 from dataclasses import dataclass

@@ -6,6 +6,7 @@ imports this package: tests/test_layout.py):
 - ``in_process``: checks run in one process, for the test suite and the studies;
 - ``mutant_laws``: the exact laws of known bugs, and ``detection``: how surely a test sees
   one;
-- ``power/``: the power studies, ``python -m grader.studies.power NAME``, which write the
-  statistics pages of ``docs/``.
+- ``error_rates/``: the studies of each check's error rates (how often it misses a mutant,
+  how often it fails correct code) and its power statement, ``python -m
+  grader.studies.error_rates NAME``, which write the statistics pages of ``docs/``.
 """

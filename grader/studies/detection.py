@@ -1,13 +1,13 @@
 """How surely a check's test sees one known bug: its power against the bug's law, and
 the smallest change along the bug's direction it detects (sharper than the oracle's bound
-for any direction, ``grader/oracle/power.py``).
+for any direction, ``grader/oracle/chi2_power.py``).
 """
 import math
 
 import numpy as np
 
 from grader.oracle import stats
-from grader.oracle.power import POWER, detection_chance, required_noncentrality
+from grader.oracle.chi2_power import POWER, detection_chance, required_noncentrality
 
 
 def cell_probabilities(law: dict, alternative: dict, draws: int, min_expected: float):

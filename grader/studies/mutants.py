@@ -17,7 +17,7 @@ apply to it, by name, with the reason (``NOT_APPLICABLE = {"acceptance rate": "w
 every case of "acceptance rate").
 
 ``graded`` runs one check on a mutant or on the reference under one seed, for the scripts
-that measure a check's power and false failures (``grader/studies/power/``).
+that measure a check's power and false failures (``grader/studies/error_rates/``).
 """
 import importlib.util
 import tempfile

@@ -17,7 +17,7 @@
 
 Writes docs/statistics_batched.md.
 
-    python -m grader.studies.power batched --seeds 10 --reference-seeds 10 --jobs 2
+    python -m grader.studies.error_rates batched --seeds 10 --reference-seeds 10 --jobs 2
 """
 import re
 import statistics
@@ -30,7 +30,7 @@ from grader.checks.harness import FAMILY_ERROR_RATE
 from grader.checks.verifier_rounds import LAW_TEST
 from grader.oracle import laws, verifier_laws
 from grader.studies import detection
-from grader.studies.power import runs
+from grader.studies.error_rates import runs
 
 EXERCISES = ("batched_verify", "batched_generate")
 PAGE = "statistics_batched"

@@ -5,13 +5,13 @@ must be 1 (20/20 by default). The reference runs under as many seeds: Holm's cor
 bounds its failure rate by 1e-3. The median time of the check on the reference is
 printed beside the 30 s budget. The table goes to docs/statistics_ngram.md.
 
-    python -m grader.studies.power ngram                        # 20 seeds each, 2 processes
-    python -m grader.studies.power ngram --seeds 40 --reference-seeds 40 --jobs 2
+    python -m grader.studies.error_rates ngram                        # 20 seeds each, 2 processes
+    python -m grader.studies.error_rates ngram --seeds 40 --reference-seeds 40 --jobs 2
 """
 import statistics
 
 from grader.bench.timing import load_averages
-from grader.studies.power import runs
+from grader.studies.error_rates import runs
 
 EXERCISE = "ngram"
 BUDGET_S = 30

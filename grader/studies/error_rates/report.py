@@ -6,7 +6,7 @@ a Markdown table, one ``| a | b |`` line per row."""
 import json
 from pathlib import Path
 
-from grader.studies.power.runs import ROOT
+from grader.studies.error_rates.runs import ROOT
 
 TEMPLATES = Path(__file__).parent / "pages"
 

@@ -2,7 +2,7 @@
 
 1. Each check on the reference (seed 0): for each statistical test, the smallest change of
    its law, in total variation, that it detects in any direction with probability 0.99 at
-   Holm's strictest threshold (``grader/oracle/power.py``; shown by ``grader check -v``).
+   Holm's strictest threshold (``grader/oracle/chi2_power.py``; shown by ``grader check -v``).
 2. The known bugs whose law is exact (the verifier's and the loop's, an acceptance rate that
    counts gamma per round, the multi-draft mutants, typical acceptance, siblings drawn
    without replacement): the bug's own
@@ -12,7 +12,7 @@
 
 Writes docs/statistics_power.md.
 
-    python -m grader.studies.power statement
+    python -m grader.studies.error_rates statement
 """
 import statistics
 import time

@@ -8,8 +8,8 @@ small, it also runs the checks' statistical tests alone many times on outcomes d
 from the exact laws themselves. Prints the time each check takes on the reference, and
 writes it all into docs/statistics_generate.md.
 
-    python -m grader.studies.power generate                      # 20 seeds, 2 processes
-    python -m grader.studies.power generate --seeds 20 --reference-seeds 40 --calibration 6000
+    python -m grader.studies.error_rates generate                      # 20 seeds, 2 processes
+    python -m grader.studies.error_rates generate --seeds 20 --reference-seeds 40 --calibration 6000
 """
 from concurrent.futures import ProcessPoolExecutor
 
@@ -18,7 +18,7 @@ from scipy import stats as scipy_stats
 from grader.checks import speculative_generate as check
 from grader.checks.loop_properties import models
 from grader.oracle import stats
-from grader.studies.power import runs
+from grader.studies.error_rates import runs
 
 EXERCISES = ("speculative_generate", "kv_cache")
 PAGE = "statistics_generate"

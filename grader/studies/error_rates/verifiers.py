@@ -1,6 +1,6 @@
 """Power of the lesson 1–2 checks: how often each mutant is caught, over many seeds.
 
-    python -m grader.studies.power verifiers --seeds 20 --workers 2
+    python -m grader.studies.error_rates verifiers --seeds 20 --workers 2
 
 Every mutant in tests/mutants/ whose exercise is max_fn, speculative_decoding_verify,
 speculative_sampling or greedy_match is checked with seeds 0..N−1 (in process, as
@@ -9,7 +9,7 @@ course asks for ≥ 0.99 (every one of 20 seeds).
 """
 import statistics
 
-from grader.studies.power import runs
+from grader.studies.error_rates import runs
 
 EXERCISES = ("max_fn", "speculative_decoding_verify", "speculative_sampling", "greedy_match")
 PAGE = None  # the table is printed: docs/statistics.md shows it

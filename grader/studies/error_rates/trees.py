@@ -15,7 +15,7 @@
 
 Writes docs/statistics_trees.md.
 
-    python -m grader.studies.power trees --seeds 20 --reference-seeds 20 --jobs 2
+    python -m grader.studies.error_rates trees --seeds 20 --reference-seeds 20 --jobs 2
 """
 import statistics
 
@@ -28,7 +28,7 @@ from grader.checks.loop_properties import models
 from grader.checks.verifier_rounds import LAW_TEST
 from grader.oracle import laws, stats, tree_laws
 from grader.studies import detection, mutant_laws
-from grader.studies.power import runs
+from grader.studies.error_rates import runs
 from solutions.autoregressive import as_list
 
 EXERCISES = ("multi_draft", "tree_attention", "tree_generate")
