@@ -4,12 +4,16 @@ logits against its closed form (both the decider's alone: grader/judges/distilla
 no gradient into the target's logits, a temperature, any leading dims, and a clear error for
 an unknown kind.
 """
+import math
+from dataclasses import dataclass
+
 import torch
 
+from grader.checks import loss_suite
 from grader.checks.harness import CheckRun
-from grader.verdict import joined
+from grader.verdict import Hint, joined
+from solutions.distill import KINDS
 
-KINDS = ("forward_kl", "reverse_kl", "jsd", "total_variation")
 KIND_HINTS = {
     "forward_kl": "forward KL is KL(p‖q) = Σ p (log p − log q), p the target's (the teacher's) distribution.",
     "reverse_kl": "reverse KL is KL(q‖p) = Σ q (log q − log p), q the drafter's (the student's) distribution.",
@@ -47,16 +51,19 @@ def hand_made_logits() -> tuple[torch.Tensor, torch.Tensor]:
     return target + torch.tensor([[3.0], [-2.0], [7.0], [0.5]], dtype=torch.float64), draft - 4.0
 
 
-def loss_and_gradients(loss_fn, target_logits, draft_logits, kind: str, temperature: float):
-    """Runs ``loss_fn`` on leaf copies of both logits and backpropagates: ``(loss, gradient of
-    the draft logits, gradient of the target logits)``, a gradient ``None`` where none arrived."""
-    target = target_logits.clone().requires_grad_(True)
-    draft = draft_logits.clone().requires_grad_(True)
-    loss = loss_fn(target, draft, kind, temperature=temperature)
-    if not (isinstance(loss, torch.Tensor) and loss.dim() == 0 and loss.requires_grad):
-        return (loss.detach() if isinstance(loss, torch.Tensor) else loss), None, None
-    loss.backward()
-    return loss.detach(), draft.grad, target.grad
+@dataclass(frozen=True)
+class Loss:
+    """A judge's argument: the logits (``[..., V]`` float64) a loss of ``kind`` was called on
+    at ``temperature`` (``setting`` names them), and what came back: its ``value``, or the
+    gradient that reached the drafter's logits (``draft_grad``; None: none did)."""
+    kind: str
+    setting: str
+    target_logits: torch.Tensor
+    draft_logits: torch.Tensor
+    temperature: float
+    hint: Hint
+    value: float = math.nan
+    draft_grad: torch.Tensor | None = None
 
 
 def unknown_kind_error(loss_fn, target_logits, draft_logits) -> tuple[str, str] | None:
@@ -80,18 +87,14 @@ def run(check: CheckRun) -> None:
                                         ("random [2, 3, 5] (leading dims)", wide_target, wide_draft, 1.0)):
             what = f"(kind {kind!r}, {name})"
             value = check.call(loss_fn, t, d, kind, temperature=temperature, what=what)
-            if not (isinstance(value, torch.Tensor) and value.dim() == 0):
-                got = f"shape {list(value.shape)}" if isinstance(value, torch.Tensor) else type(value).__name__
-                check.fail("a scalar loss", f"returned {got} {what}; expected a 0-dim tensor, the mean "
-                           "over positions", SCALAR_HINT)
-            check.judge("loss_value", kind, name, t, d, temperature, float(value), hint)
-        _, draft_grad, target_grad = check.call(loss_and_gradients, loss_fn, target, draft, kind, 1.0,
-                                                what=f"(kind {kind!r}, backward)")
-        check.judge("gradient", kind, target, draft, draft_grad, hint)
-        leaked = target_grad is not None and bool(target_grad.abs().max() > 0)
-        check.require("no gradient into the target's logits", not leaked,
-                      f"a gradient of size {float(target_grad.abs().max()) if leaked else 0:.3g} reached "
-                      f"target_logits (kind {kind!r})", DETACH_HINT, case=kind)
+            loss_suite.scalar(check, value, what, "a 0-dim tensor, the mean over positions", SCALAR_HINT)
+            check.judge("loss_value", Loss(kind, name, t, d, temperature, hint, value=float(value)))
+        _, grads = check.call(loss_suite.on_leaves, loss_fn, {"target_logits": target, "draft_logits": draft}, kind,
+                              temperature=1.0, what=f"(kind {kind!r}, backward)")
+        check.judge("gradient", Loss(kind, "backward", target, draft, 1.0, hint, draft_grad=grads.get("draft_logits")))
+        size = float(leak.abs().max()) if (leak := grads.get("target_logits")) is not None else 0.0
+        check.require("no gradient into the target's logits", not size > 0,
+                      f"a gradient of size {size:.3g} reached target_logits (kind {kind!r})", DETACH_HINT, case=kind)
     error = check.call(unknown_kind_error, loss_fn, target, draft, what="(kind 'kl')")
     clear = error is not None and error[0] == "ValueError" and all(k in error[1] for k in KINDS)
     check.require("an unknown kind is a ValueError naming the kinds", clear,

@@ -6,17 +6,15 @@ gradient into the target's features or logits, and the head's weights after one 
 from that gradient. The expected values are the decider's alone
 (grader/judges/unrolled_loss.py)."""
 import copy
+import functools
+from dataclasses import dataclass
+from typing import Any
 
 import torch
 
+from grader.checks import loss_suite
 from grader.checks.eagle_generate import models
-from grader.checks.eagle_loss import DETACH_HINT
 from grader.checks.harness import CheckRun
-
-# eagle_loss detaches the teachers it scores against, so a leak into features alone comes from the head's input
-INPUT_DETACH_HINT = ("features is the teacher and also step 0's input: the head reads them, so a gradient reaches "
-                     "them through the head's forward even when eagle_loss detaches its own copy.",
-                     "features, target_logits = features.detach(), target_logits.detach() before step 0")
 
 WINDOWS = (2, 6)  # B rows of T tokens
 CASES = [(1, 1.0, 1.0), (2, 1.0, 1.0), (3, 0.5, 2.0), (5, 1.0, 0.0)]  # (steps, feature_weight, token_weight)
@@ -43,21 +41,45 @@ def trainable(head):
 
 def loss_and_step(loss_fn, head, given: dict, steps: int, feature_weight: float, token_weight: float):
     """``loss_fn`` on a trainable copy of ``head`` and leaf copies of the target's tensors:
-    ``(loss, {own parameter: gradient}, {"features"/"target_logits": gradient}, own weights
-    after one Adam step)``; after a loss that cannot be differentiated, only the loss."""
+    ``(loss, {own parameter: gradient}, {input: gradient}, own weights after one Adam step)``;
+    after a loss that cannot be differentiated, only the loss."""
     head = trainable(head)
-    leaves = {name: value.clone().requires_grad_(value.is_floating_point()) for name, value in given.items()}
-    loss = loss_fn(head, leaves["features"], leaves["tokens"], leaves["target_logits"], steps=steps,
-                   feature_weight=feature_weight, token_weight=token_weight)
-    if not (isinstance(loss, torch.Tensor) and loss.dim() == 0 and loss.requires_grad):
-        return (loss.detach() if isinstance(loss, torch.Tensor) else loss), {}, {}, {}
-    optimiser = torch.optim.Adam(head.own_parameters(), lr=LR)
-    loss.backward()
+    loss, teacher = loss_suite.on_leaves(functools.partial(loss_fn, head), given, steps=steps,
+                                         feature_weight=feature_weight, token_weight=token_weight)
+    if not teacher:
+        return loss, {}, {}, {}
     own = dict(head.named_parameters())
     grads = {name: own[name].grad for name in head.own_state_dict()}
-    teacher = {name: leaves[name].grad for name in ("features", "target_logits")}
-    optimiser.step()
-    return loss.detach(), grads, teacher, {name: value.detach() for name, value in head.own_state_dict().items()}
+    torch.optim.Adam(head.own_parameters(), lr=LR).step()
+    return loss, grads, teacher, {name: value.detach() for name, value in head.own_state_dict().items()}
+
+
+@dataclass(frozen=True)
+class Unroll:
+    """One setting: the head, the target's ``windows``, the steps and the weights."""
+    head: Any
+    given: dict[str, torch.Tensor]
+    steps: int
+    feature_weight: float
+    token_weight: float
+    lr: float = LR
+
+    def what(self) -> str:
+        return f"steps={self.steps}, feature_weight={self.feature_weight}, token_weight={self.token_weight}"
+
+    def run(self, loss_fn: Any) -> tuple[Any, loss_suite.Gradients, loss_suite.Gradients, dict[str, torch.Tensor]]:
+        """``loss_and_step`` of ``loss_fn`` in this setting (the judge's, on the reference)."""
+        return loss_and_step(loss_fn, self.head, self.given, self.steps, self.feature_weight, self.token_weight)
+
+
+@dataclass(frozen=True)
+class Unrolled:
+    """The judge's argument: a setting and what ``loss_and_step`` gave there: the loss, the
+    gradients of the head's own parameters and its weights after one Adam step."""
+    setting: Unroll
+    value: float
+    gradients: loss_suite.Gradients
+    weights: dict[str, torch.Tensor]
 
 
 def run(check: CheckRun) -> None:
@@ -65,16 +87,10 @@ def run(check: CheckRun) -> None:
     target, head = models()
     given = windows(check, target)
     for steps, feature_weight, token_weight in CASES:
-        what = f"steps={steps}, feature_weight={feature_weight}, token_weight={token_weight}"
+        setting = Unroll(head, given, steps, feature_weight, token_weight)
         value, grads, teacher, stepped = check.call(loss_and_step, loss_fn, head, given, steps, feature_weight,
-                                                    token_weight, what=f"({what})")
-        if not (isinstance(value, torch.Tensor) and value.dim() == 0 and grads):
-            got = f"shape {list(value.shape)}" if isinstance(value, torch.Tensor) else type(value).__name__
-            check.fail("a scalar loss", f"returned {got} ({what}); expected a 0-dim tensor that requires grad "
-                       "through the head's parameters")
-        check.judge("value_gradients_and_step", head, given, steps, feature_weight, token_weight, float(value),
-                    grads, stepped, what)
-        leaked = [name for name, grad in teacher.items() if grad is not None and bool(grad.abs().max() > 0)]
-        check.require("no gradient into the target's side", not leaked,
-                      f"a gradient reached {' and '.join(leaked)}",
-                      INPUT_DETACH_HINT if leaked == ["features"] else DETACH_HINT, case=what)
+                                                    token_weight, what=f"({setting.what()})")
+        loss_suite.scalar(check, value, f"({setting.what()})",
+                          "a 0-dim tensor that requires grad through the head's parameters", differentiable=bool(grads))
+        check.judge("value_gradients_and_step", Unrolled(setting, float(value), grads, stepped))
+        loss_suite.teacher_detached(check, teacher, setting.what(), head_reads_features=True)

@@ -7,46 +7,48 @@ over ``N`` positions, are ``∂/∂z = q ⊙ (a − Σ q a) / (T N)`` for the dr
 (reverse KL), ``a = ½ log(q / m)`` (JSD, ``m = (p + q) / 2``), ``a = ½ sign(q − p)`` (TV).
 ``tests/test_distill.py`` checks them against autograd of the formulas.
 """
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING
 
 import torch
 
-from grader.checks.distillation_loss import KINDS
-from grader.checks.harness import CheckRun
-from grader.judges import mistakes
-from grader.verdict import Hint
+from grader.judges import loss_suite, mistakes
+from solutions.distill import KINDS
+
+if TYPE_CHECKING:  # types only: a judge reads what its check gives it, never the check's code
+    from grader.checks.distillation_loss import Loss
+    from grader.checks.harness import CheckRun
 
 TOLERANCE = 1e-10  # float64: a right loss agrees to rounding (about 1e-15)
 
 
-def loss_value(check: CheckRun, kind: str, name: str, target_logits, draft_logits, temperature: float,
-               got: float, hint: Hint) -> None:
-    """Require the learner's loss ``got`` to equal ``expected_value`` to TOLERANCE; a wrong
-    one that equals a usual mistake names it."""
-    expected = float(expected_value(target_logits, draft_logits, kind, temperature))
-    wrong = abs(got - expected) > TOLERANCE
-    mistake = named_mistake(got, target_logits, draft_logits, kind, temperature) if wrong else ""
-    check.require("value", not wrong,
-                  f"gave {got:.10f} (kind {kind!r}, {name}); the formula gives {expected:.10f}{mistake}", hint,
-                  case=f"{kind}, {name}")
+def loss_value(check: CheckRun, loss: Loss) -> None:
+    """Require the learner's loss to equal ``expected_value`` to TOLERANCE; a wrong one that
+    equals a usual mistake names it."""
+    t, d, kind, temperature = loss.target_logits, loss.draft_logits, loss.kind, loss.temperature
+    loss_suite.require_value(check, loss.value, float(expected_value(t, d, kind, temperature)), TOLERANCE, loss.hint,
+                             f"{kind}, {loss.setting}", lambda: candidates(t, d, kind, temperature),
+                             where=f" (kind {kind!r}, {loss.setting})", named_to=1e-9)
 
 
-def gradient(check: CheckRun, kind: str, target_logits, draft_logits, draft_grad, hint: Hint) -> None:
-    """Require the gradient that reached the drafter's logits (None: none did) to equal
-    ``expected_gradient`` at temperature 1, to 1e-9."""
-    if draft_grad is None:
+def gradient(check: CheckRun, loss: Loss) -> None:
+    """Require the gradient that reached the drafter's logits to equal ``expected_gradient``
+    at temperature 1, to 1e-9."""
+    if loss.draft_grad is None:
         check.require("gradient of the drafter's logits", False,
-                      f"no gradient reached draft_logits (kind {kind!r}): the loss must be a "
-                      "differentiable function of them", hint, case=kind)
+                      f"no gradient reached draft_logits (kind {loss.kind!r}): the loss must be a "
+                      "differentiable function of them", loss.hint, case=loss.kind)
         return
-    expected = expected_gradient(target_logits, draft_logits, kind, 1.0)
-    gap = float((draft_grad.double() - expected).abs().max())
+    expected = expected_gradient(loss.target_logits, loss.draft_logits, loss.kind, 1.0)
+    gap = loss_suite.gap(loss.draft_grad, expected)
     table = [["position", "your gradient", "closed form"]] + [
         [str(i), str([round(x, 5) for x in g]), str([round(x, 5) for x in e])]
-        for i, (g, e) in enumerate(zip(draft_grad.tolist(), expected.tolist()))]
+        for i, (g, e) in enumerate(zip(loss.draft_grad.tolist(), expected.tolist()))]
     check.require("gradient of the drafter's logits", gap <= 1e-9,
                   f"the gradient that reached draft_logits differs from the closed form by "
-                  f"{gap:.3g} (kind {kind!r})", hint, table, case=kind)
+                  f"{gap:.3g} (kind {loss.kind!r})", loss.hint, table, case=loss.kind)
 
 
 def expected_value(target_logits, draft_logits, kind: str, temperature: float) -> torch.Tensor:
@@ -72,11 +74,10 @@ def per_position(log_p: torch.Tensor, log_q: torch.Tensor, kind: str) -> torch.T
     }[kind]
 
 
-def named_mistake(value: float, target_logits, draft_logits, kind: str, temperature: float) -> str:
-    """"; yours equals <mistake>" where a wrong value is the formula with a usual mistake, ""
-    otherwise: another kind (KL's directions swapped), a sum over positions, a mean over the
-    vocabulary, raw logits taken for log-probabilities, twice the value, the JSD's ``m``
-    without its ½, a temperature left out, multiplied in or applied twice."""
+def candidates(target_logits, draft_logits, kind: str, temperature: float) -> list[tuple[str, object]]:
+    """The values of usual mistakes: another kind (KL's directions swapped), a sum over
+    positions, a mean over the vocabulary, raw logits taken for log-probabilities, twice the
+    value, the JSD's ``m`` without its ½, a temperature left out, multiplied in or applied twice."""
     def at(t: float) -> float:
         return float(expected_value(target_logits, draft_logits, kind, t))
 
@@ -84,18 +85,18 @@ def named_mistake(value: float, target_logits, draft_logits, kind: str, temperat
     positions, vocabulary = math.prod(target_logits.shape[:-1]), target_logits.shape[-1]
     swapped = {"forward_kl": "p and q swapped: KL(q‖p) is the reverse KL",
                "reverse_kl": "p and q swapped: KL(p‖q) is the forward KL"}.get(kind, "")
-    candidates = [(f"the value of {other}" + (f" ({swapped})" if swapped and "kl" in other else ""),
-                   float(expected_value(target_logits, draft_logits, other, temperature)))
-                  for other in KINDS if other != kind]
-    candidates += [mistakes.sum_for_mean(right, positions, f"the {positions} positions"),
-                   mistakes.mean_for_sum(right, vocabulary, "the vocabulary"),
-                   ("the formula on raw logits: they are log-probabilities only after log_softmax",
-                    float(per_position(target_logits / temperature, draft_logits / temperature, kind).mean())),
-                   ("twice the formula" + (": total variation has a ½ in front" if kind == "total_variation" else ""),
-                    2 * right)]
+    found = [(f"the value of {other}" + (f" ({swapped})" if swapped and "kl" in other else ""),
+              float(expected_value(target_logits, draft_logits, other, temperature)))
+             for other in KINDS if other != kind]
+    found += [mistakes.sum_for_mean(right, positions, f"the {positions} positions"),
+              mistakes.mean_for_sum(right, vocabulary, "the vocabulary"),
+              ("the formula on raw logits: they are log-probabilities only after log_softmax",
+               float(per_position(target_logits / temperature, draft_logits / temperature, kind).mean())),
+              ("twice the formula" + (": total variation has a ½ in front" if kind == "total_variation" else ""),
+               2 * right)]
     if kind == "jsd":  # KL(p‖p + q) = KL(p‖m) − log 2
-        candidates.append(("the JSD with m = p + q: log m is logaddexp(log p, log q) − log 2", right - math.log(2.0)))
-    return mistakes.named_mistake(value, right, candidates + mistakes.temperature_mistakes(at, temperature), 1e-9)
+        found.append(("the JSD with m = p + q: log m is logaddexp(log p, log q) − log 2", right - math.log(2.0)))
+    return found + mistakes.temperature_mistakes(at, temperature)
 
 
 def expected_gradient(target_logits, draft_logits, kind: str, temperature: float) -> torch.Tensor:

@@ -5,10 +5,17 @@ With ``N`` positions and ``E`` feature elements, ``L = w_f · mean smoothL1(ŷ �
 (smooth L1 with β = 1: the difference where it is below 1, its sign beyond) and
 ``∂L/∂z = w_t · (q − p) / N`` for the head's logits ``z``.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import torch
 
-from grader.checks.harness import CheckRun
-from grader.judges import mistakes
+from grader.judges import loss_suite
+
+if TYPE_CHECKING:  # types only: a judge reads what its check gives it, never the check's code
+    from grader.checks.eagle_loss import Losses
+    from grader.checks.harness import CheckRun
 
 TOLERANCE = 1e-10  # float64
 HINT = ("L_feature is smooth L1 (β = 1) between the head's features and the target's, averaged over every "
@@ -45,16 +52,13 @@ MISTAKES = {"mse": "the mean squared error where smooth L1 is meant",
                           "meant")}
 
 
-def value_and_gradients(check: CheckRun, given: dict, feature_weight: float, token_weight: float, got: float,
-                        grads: dict, what: str) -> None:
-    value, gradients = expected(given, feature_weight, token_weight)
-    candidates = [(what_it_is, expected(given, feature_weight, token_weight, mistake)[0])
-                  for mistake, what_it_is in MISTAKES.items()]
-    named = mistakes.named_mistake(got, value, candidates, TOLERANCE) if abs(got - value) > TOLERANCE else ""
-    check.require("value", abs(got - value) <= TOLERANCE,
-                  f"gave {got:.10f}; the formula gives {value:.10f}{named}", HINT, case=what)
-    for name, closed in gradients.items():
-        grad = grads[name] if grads[name] is not None else torch.zeros_like(closed)  # none: a zero weight
-        gap = float((grad.double() - closed).abs().max())
+def value_and_gradients(check: CheckRun, losses: Losses) -> None:
+    given, weights = losses.given, (losses.feature_weight, losses.token_weight)
+    value, gradients = expected(given, *weights)
+    loss_suite.require_value(check, losses.value, value, TOLERANCE, HINT, losses.case, lambda: [
+        (what_it_is, expected(given, *weights, mistake)[0]) for mistake, what_it_is in MISTAKES.items()])
+    for name, closed in gradients.items():  # no gradient: a zero weight
+        gap = loss_suite.gap(losses.gradients[name], closed)
         check.require(f"gradient of {name}", gap <= 1e-9,
-                      f"the gradient that reached {name} differs from the closed form by {gap:.3g}", HINT, case=what)
+                      f"the gradient that reached {name} differs from the closed form by {gap:.3g}", HINT,
+                      case=losses.case)

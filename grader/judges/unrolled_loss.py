@@ -5,12 +5,19 @@ EAGLE-1's loss (``eagle_loss`` of ``feature_draft_step``'s forward) itself.
 Step ``j``'s loss does not depend on how many steps follow it, so with ``L(s)`` the mean of
 the first ``s`` steps' losses, the last step's alone is ``s · L(s) − (s − 1) · L(s − 1)``:
 a learner's value equal to it is named."""
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
 import torch
 
-from grader.checks.harness import CheckRun
-from grader.checks.unrolled_loss import LR, loss_and_step
-from grader.judges import mistakes
+from grader.judges import loss_suite
 from solutions.eagle import eagle_loss, feature_draft_step, unrolled_eagle_loss
+
+if TYPE_CHECKING:  # types only: a judge reads what its check gives it, never the check's code
+    from grader.checks.harness import CheckRun
+    from grader.checks.unrolled_loss import Unroll, Unrolled
 
 TOLERANCE = 1e-10  # the loss, float64
 GRADIENT_TOLERANCE = 1e-9
@@ -41,38 +48,37 @@ def eagle_1(head, features, tokens, target_logits, steps: int, feature_weight: f
     return eagle_loss(predicted, features[:, 1:], logits, target_logits[:, 1:], feature_weight, token_weight)
 
 
-def reference(head, given: dict, steps: int, feature_weight: float, token_weight: float):
+def reference(setting: Unroll) -> tuple[float, loss_suite.Gradients, dict[str, torch.Tensor]]:
     """The expected ``(loss, {own parameter: gradient}, own weights after one Adam step)``,
     through the check's own steps."""
-    loss_fn = eagle_1 if steps == 1 else unrolled_eagle_loss
-    value, grads, _, weights = loss_and_step(loss_fn, head, given, steps, feature_weight, token_weight)
+    value, grads, _, weights = setting.run(eagle_1 if setting.steps == 1 else unrolled_eagle_loss)
     return float(value), grads, weights
 
 
-def value_gradients_and_step(check: CheckRun, head, given: dict, steps: int, feature_weight: float,
-                             token_weight: float, got: float, grads: dict, stepped: dict, what: str) -> None:
-    value, gradients, weights = reference(head, given, steps, feature_weight, token_weight)
-    named, right = "", abs(got - value) <= TOLERANCE
-    if not right and steps > 1:
-        before = reference(head, given, steps - 1, feature_weight, token_weight)[0]
-        named = mistakes.named_mistake(got, value, [
-            ("the last step's loss alone, where the mean over the steps is meant", steps * value - (steps - 1) * before),
-            (POSITIONS_LEFT_OUT, without_positions(head, given, steps, feature_weight, token_weight)),
-            (TOKENS_EARLY, tokens_one_early(head, given, steps, feature_weight, token_weight))], TOLERANCE)
+def value_gradients_and_step(check: CheckRun, unrolled: Unrolled) -> None:
+    setting, steps = unrolled.setting, unrolled.setting.steps
+    value, gradients, weights = reference(setting)
+
+    def candidates() -> list[tuple[str, object]]:
+        if steps == 1:
+            return []
+        before = reference(dataclasses.replace(setting, steps=steps - 1))[0]
+        return [("the last step's loss alone, where the mean over the steps is meant", steps * value - (steps - 1) * before),
+                (POSITIONS_LEFT_OUT, without_positions(setting)), (TOKENS_EARLY, tokens_one_early(setting))]
+
     formula = "EAGLE-1's loss, eagle_loss of feature_draft_step's forward," if steps == 1 else "the reference"
-    check.require("value", right, f"gave {got:.10f}; {formula} gives {value:.10f}{named}", HINT, case=what)
+    right = loss_suite.require_value(check, unrolled.value, value, TOLERANCE, HINT, setting.what(), candidates,
+                                     source=formula)
     # a wrong value makes wrong gradients whatever is detached: the value's hint is then the one to follow
     follows = "" if right else " (the value is wrong too: its gradients follow it)"
-    got_gradients = {name: torch.zeros_like(closed) if grads.get(name) is None else grads[name]
-                     for name, closed in gradients.items()} if isinstance(grads, dict) else {}
-    gap = largest_gap(got_gradients, gradients)
+    gap = loss_suite.largest_gap(unrolled.gradients, gradients)
     check.require("gradients of the head's parameters", gap <= GRADIENT_TOLERANCE,
                   f"the gradients of the head's parameters differ from the reference's by up to {gap:.3g}{follows}",
-                  GRADIENT_HINT if right else HINT, case=what)
-    gap = largest_gap(stepped, weights)
+                  GRADIENT_HINT if right else HINT, case=setting.what())
+    gap = loss_suite.largest_gap(unrolled.weights, weights)
     check.require("one Adam step gives the reference's weights", gap <= GRADIENT_TOLERANCE,
-                  f"after one Adam step (lr {LR}) from this loss the head's weights differ from the reference's "
-                  f"by up to {gap:.3g}{follows}", GRADIENT_HINT if right else HINT, case=what)
+                  f"after one Adam step (lr {setting.lr}) from this loss the head's weights differ from the reference's "
+                  f"by up to {gap:.3g}{follows}", GRADIENT_HINT if right else HINT, case=setting.what())
 
 
 class _DecoderWithoutPositions:
@@ -90,10 +96,12 @@ class _DecoderWithoutPositions:
 
 
 @torch.no_grad()
-def without_positions(head, given: dict, steps: int, feature_weight: float, token_weight: float) -> float:
+def without_positions(setting: Unroll) -> float:
     """The reference's loss with ``position_ids`` left out of every step's forward."""
-    return float(unrolled_eagle_loss(_DecoderWithoutPositions(head), given["features"], given["tokens"],
-                                     given["target_logits"], steps, feature_weight, token_weight))
+    given = setting.given
+    return float(unrolled_eagle_loss(_DecoderWithoutPositions(setting.head), given["features"], given["tokens"],
+                                     given["target_logits"], setting.steps, setting.feature_weight,
+                                     setting.token_weight))
 
 
 class _TokensOneEarly:
@@ -112,17 +120,9 @@ class _TokensOneEarly:
 
 
 @torch.no_grad()
-def tokens_one_early(head, given: dict, steps: int, feature_weight: float, token_weight: float) -> float:
+def tokens_one_early(setting: Unroll) -> float:
     """The reference's loss with steps ``j ≥ 1`` fed the token one position early."""
-    return float(unrolled_eagle_loss(_TokensOneEarly(head, given["tokens"]), given["features"], given["tokens"],
-                                     given["target_logits"], steps, feature_weight, token_weight))
-
-
-def largest_gap(got, expected: dict[str, torch.Tensor]) -> float:
-    """The largest difference between ``got`` and ``expected`` (tensors by name); infinite
-    where ``got`` is not such a mapping with the same names and shapes."""
-    same = isinstance(got, dict) and got.keys() == expected.keys() and all(
-        isinstance(got[name], torch.Tensor) and got[name].shape == value.shape for name, value in expected.items())
-    if not same:
-        return float("inf")
-    return max(float((got[name].double() - value.double()).abs().max()) for name, value in expected.items())
+    given = setting.given
+    return float(unrolled_eagle_loss(_TokensOneEarly(setting.head, given["tokens"]), given["features"],
+                                     given["tokens"], given["target_logits"], setting.steps, setting.feature_weight,
+                                     setting.token_weight))
