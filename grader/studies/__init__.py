@@ -8,5 +8,7 @@ imports this package: tests/test_layout.py):
   one;
 - ``error_rates/``: the studies of each check's error rates (how often it misses a mutant,
   how often it fails correct code) and its power statement, ``python -m
-  grader.studies.error_rates NAME``, which write the statistics pages of ``docs/``.
+  grader.studies.error_rates NAME``, which write the statistics pages of ``docs/``;
+- ``calibration/``: how often the checks fail correct code, against the rate they promise;
+- ``gpu/``: the GPU measurements of docs/benchmarks.md and their table (``scripts/gpu_run.sh``).
 """

@@ -1,6 +1,6 @@
 """Error control of the lesson 1–2 checks: how often a correct verifier fails, over many seeds.
 
-    python scripts/calibrate_verifiers.py --seeds 200 --workers 2
+    python -m grader.studies.calibration.verifiers --seeds 200 --workers 2
 
 1. Times `grader check max_fn speculative_decoding_verify speculative_sampling
    greedy_match --impl solutions` (the course asks for ≤ 20 s on a 2-core CPU).
@@ -24,8 +24,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+ROOT = Path(__file__).resolve().parents[3]
 
 STATISTICAL = ("speculative_decoding_verify", "speculative_sampling")
 ALL_FOUR = ("max_fn", "speculative_decoding_verify", "speculative_sampling", "greedy_match")
@@ -133,7 +132,8 @@ def tail_accuracy(reps: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m grader.studies.calibration.verifiers",
+                                     description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=200)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--chunk", type=int, default=10, help="seeds per task")

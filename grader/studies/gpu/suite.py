@@ -33,7 +33,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 TOTAL_BUDGET_S = 510  # the stages' budgets add up to this: 8.5 minutes, under one 10-minute command
 
 

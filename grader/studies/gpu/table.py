@@ -1,7 +1,7 @@
 """docs/benchmarks.md's GPU table, written from the JSON lines of ``scripts/gpu_run.sh``.
 
-    python -m grader.bench.gpu_table gpu_results                  # print the table
-    python -m grader.bench.gpu_table gpu_results --save docs/data # and keep each stage's JSON there
+    python -m grader.studies.gpu.table gpu_results                  # print the table
+    python -m grader.studies.gpu.table gpu_results --save docs/data # and keep each stage's JSON there
 
 Each row reads one figure from one stage's JSON (``RESULTS/<stage>.json``); ``--save`` copies
 those files to ``gpu_<device>_<stage>.json`` (``gpu_h200_lesson_8_batches.json``) and the
@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from grader.bench.gpu_suite import STAGES
+from grader.studies.gpu.suite import STAGES
 
 
 def tests_figure(result: dict) -> str:
@@ -120,7 +120,7 @@ def table(results: Path, save: Path | None = None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m grader.bench.gpu_table", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m grader.studies.gpu.table", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("results", help="the folder scripts/gpu_run.sh wrote (--results)")
     parser.add_argument("--save", help="a folder to keep each stage's JSON in (docs/data)")
