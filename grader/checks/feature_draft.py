@@ -6,6 +6,8 @@ then a tree's nodes read with its mask and positions (lesson 9's ``tree_attentio
 ``grow_tree`` calls the step), against the reference's on the same cache.
 The reference's values are the decider's alone (grader/judges/feature_draft.py)."""
 import functools
+from dataclasses import dataclass
+from typing import Any
 
 import torch
 from transformers import DynamicCache
@@ -24,6 +26,20 @@ CACHE_HINT = ("with a cache, each call feeds only its new pairs, and the cache t
               "stand: pairs fed in several calls must give the rows one call over all of them gives.",
               "pass the head's cache to head.decoder (cache=cache, use_cache=True); never start a new one, "
               "and feed each pair once")
+
+
+@dataclass(frozen=True)
+class Rows:
+    """A judge's argument: the pairs the step read (features ``[B, n, d]``, tokens ``[B, n]``)
+    and the ``(next_features, logits)`` it returned, float64; for a tree's nodes, ``text``
+    true pairs come first (read with a cache), then the nodes of ``parents``."""
+    case: str
+    head: Any
+    features: torch.Tensor
+    tokens: torch.Tensor
+    got: tuple[torch.Tensor, ...]
+    text: int = 0
+    parents: tuple[int, ...] = ()
 
 
 def pairs_of(check: CheckRun, target, rows: int, length: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -62,10 +78,10 @@ def run(check: CheckRun) -> None:
     target, head = models()
     features, tokens = pairs_of(check, target, 1, sum(RUNS))
     whole, _ = stepped(check, step, head, features, tokens, None, f"({sum(RUNS)} pairs, no cache)")
-    check.judge("same_as_reference", "no cache", head, features, tokens, whole)
+    check.judge("same_as_reference", Rows("no cache", head, features, tokens, whole))
     batch_features, batch_tokens = pairs_of(check, target, 3, 5)
     batch, _ = stepped(check, step, head, batch_features, batch_tokens, None, "(3 rows of 5 pairs, no cache)")
-    check.judge("same_as_reference", "a batch of 3 rows, no cache", head, batch_features, batch_tokens, batch)
+    check.judge("same_as_reference", Rows("a batch of 3 rows, no cache", head, batch_features, batch_tokens, batch))
     cache, start, lengths, parts = DynamicCache(), 0, [], []
     for n in RUNS:
         part, length = stepped(check, step, head, features[:, start:start + n], tokens[:, start:start + n],
@@ -94,4 +110,4 @@ def check_tree_nodes(check: CheckRun, step, target, head) -> None:
     nodes, _ = stepped(check, step, head, features[:, TREE_TEXT:], tokens[:, TREE_TEXT:], cache,
                        f"({len(TREE_PARENTS)} tree nodes with parents {TREE_PARENTS} after {TREE_TEXT} pairs in the "
                        "cache, with the tree's attention_mask and position_ids)", attention_mask, position_ids)
-    check.judge("same_as_reference_on_a_tree", head, features, tokens, nodes)
+    check.judge("same_as_reference_on_a_tree", Rows("", head, features, tokens, nodes, TREE_TEXT, tuple(TREE_PARENTS)))

@@ -4,6 +4,9 @@ count exact for several fractions; then, the decider's alone (grader/judges/on_p
 the target's logits at every continuation position and the law of the continuations: the
 rows marked as the drafter's must follow the drafter's exact law of two tokens, the others
 the target's (χ² per prompt, grader/oracle)."""
+from dataclasses import dataclass
+from typing import Any
+
 import torch
 
 from grader.checks.harness import CheckRun
@@ -21,6 +24,18 @@ COUNT_HINT = ("exactly round(target_fraction · B) rows come from the target (fr
               "from_target = torch.arange(B) < round(target_fraction * B): the first rows are the target's.")
 PROMPTS_HINT = ("each row of ids is its prompt followed by its continuation: ids [B, P + length].",
                 "start from ids = prompts and append each sampled token: torch.cat([ids, token], dim=1).")
+
+
+@dataclass(frozen=True)
+class Batch:
+    """The judges' argument: the pair, the prompts ``[B, P]``, and the learner's batch on the
+    CPU: ids ``[B, P + length]``, target_logits ``[B, length, V]``, from_target ``[B]``."""
+    target: Any
+    drafter: Any
+    prompts: torch.Tensor
+    ids: torch.Tensor
+    target_logits: torch.Tensor
+    from_target: torch.Tensor
 
 
 def models():
@@ -41,7 +56,8 @@ def run(check: CheckRun) -> None:
     check.require(COUNT, int(from_target.sum()) == round(FRACTION * rows),
                   f"{int(from_target.sum())} rows are marked from_target; expected {round(FRACTION * rows)}",
                   COUNT_HINT, case=f"B = {rows}, fraction {FRACTION}")
-    check.judge("target_logits", target, ids, prompts.shape[1], target_logits)
+    batch = Batch(target, drafter, prompts, ids, target_logits, from_target)
+    check.judge("target_logits", batch)
     for rows, fraction in COUNT_CASES:
         small = torch.tensor([PROMPTS[0]] * rows)
         result = check.call(batch_fn, drafter, target, small, LENGTH, fraction, check.generator("count", rows),
@@ -53,7 +69,7 @@ def run(check: CheckRun) -> None:
     # a wrong target_logits (judged above) stops the decider here too; the runner, which never
     # judges, goes on, but only to the law tests' judge: no call of the learner's code follows
     check.stop_if_failed("laws of the continuations")
-    check.judge("continuation_laws", target, drafter, prompts, ids, from_target)
+    check.judge("continuation_laws", batch)
 
 
 def returned(check: CheckRun, result, rows: int, prompt_length: int):

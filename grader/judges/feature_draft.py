@@ -1,12 +1,18 @@
 """The feature_draft check's expected values: the reference's step on the same pairs."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import torch
 from transformers import DynamicCache
 
-from grader.checks.eagle_generate import head_forward
-from grader.checks.feature_draft import TREE_PARENTS, TREE_TEXT
-from grader.checks.harness import CheckRun
+from grader.judges.loss_suite import gap
 from solutions.eagle import feature_draft_step
 from solutions.trees import tree_attention, tree_layout
+
+if TYPE_CHECKING:  # types only: a judge reads what its check gives it, never the check's code
+    from grader.checks.feature_draft import Rows
+    from grader.checks.harness import CheckRun
 
 TOLERANCE = 1e-9  # float64
 TREE_HINT = ("a tree's nodes are read with the tree's attention_mask and position_ids: each node sees the "
@@ -31,27 +37,28 @@ def swapped_pairs(head, features, tokens) -> tuple[torch.Tensor, torch.Tensor]:
 
 def gaps_to(got, expected) -> list[float]:
     """The largest differences of (next_features, logits) from ``expected``'s."""
-    return [float((g - e.double()).abs().max()) for g, e in zip(got, expected)]
+    return [gap(g, e) for g, e in zip(got, expected)]
 
 
 @torch.no_grad()
-def same_as_reference(check: CheckRun, case: str, head, features, tokens, got) -> None:
-    gaps = gaps_to(got, feature_draft_step(head, features, tokens, None))
-    swapped = max(gaps) > TOLERANCE and max(gaps_to(got, swapped_pairs(head, features, tokens))) <= TOLERANCE
+def same_as_reference(check: CheckRun, rows: Rows) -> None:
+    head, features, tokens = rows.head, rows.features, rows.tokens
+    gaps = gaps_to(rows.got, feature_draft_step(head, features, tokens, None))
+    swapped = max(gaps) > TOLERANCE and max(gaps_to(rows.got, swapped_pairs(head, features, tokens))) <= TOLERANCE
     check.require("values", max(gaps) <= TOLERANCE,
                   f"next_features differ by up to {gaps[0]:.3g} and logits by up to {gaps[1]:.3g} from the "
                   "head's forward on these pairs: [feature ; embedding of the token] → fc → decoder → LM head",
-                  SWAPPED_HINT if swapped else VALUES_HINT, case=case)
+                  SWAPPED_HINT if swapped else VALUES_HINT, case=rows.case)
 
 
 @torch.no_grad()
-def same_as_reference_on_a_tree(check: CheckRun, head, features, tokens, got) -> None:
-    cache = DynamicCache()
-    head_forward(head, features[:, :TREE_TEXT], tokens[:, :TREE_TEXT], cache)
-    mask, depths = tree_layout(TREE_PARENTS)
-    expected = feature_draft_step(head, features[:, TREE_TEXT:], tokens[:, TREE_TEXT:], cache,
-                                  *tree_attention(TREE_TEXT, mask, depths, TREE_TEXT, features.dtype))
-    gaps = gaps_to(got, expected)
+def same_as_reference_on_a_tree(check: CheckRun, rows: Rows) -> None:
+    cache, text = DynamicCache(), rows.text
+    feature_draft_step(rows.head, rows.features[:, :text], rows.tokens[:, :text], cache)
+    mask, depths = tree_layout(list(rows.parents))
+    expected = feature_draft_step(rows.head, rows.features[:, text:], rows.tokens[:, text:], cache,
+                                  *tree_attention(text, mask, depths, text, rows.features.dtype))
+    gaps = gaps_to(rows.got, expected)
     check.require("values on a tree's nodes", max(gaps) <= TOLERANCE,
                   f"next_features differ by up to {gaps[0]:.3g} and logits by up to {gaps[1]:.3g} from the "
                   "head's forward over these nodes with the tree's mask and positions", TREE_HINT)

@@ -1,13 +1,18 @@
 """The on_policy_batch check's expected values: the target's logits over the returned ids,
 and the exact laws of the continuations (grader/oracle/laws.py's enumeration)."""
+from __future__ import annotations
+
 import functools
+from typing import TYPE_CHECKING
 
 import torch
 
-from grader.checks.harness import CheckRun
-from grader.checks.on_policy_batch import LENGTH, PROMPTS
 from grader.judges import mistakes
 from grader.oracle import laws, stats
+
+if TYPE_CHECKING:  # types only: a judge reads what its check gives it, never the check's code
+    from grader.checks.harness import CheckRun
+    from grader.checks.on_policy_batch import Batch
 
 TOLERANCE = 1e-9
 LOGITS_HINT = ("target_logits[b, i] is the target's prediction of token P + i of row b from the tokens "
@@ -22,12 +27,13 @@ LAW_HINT = ("on-policy data is the drafter's own text, so that training sees the
             "ids = torch.cat([ids, token], dim=1); sample_continuations does it.")
 
 
-def target_logits(check: CheckRun, target, ids: torch.Tensor, prompt_length: int, logits: torch.Tensor) -> None:
-    """Require the returned ``logits`` to be the target's forward over ``ids`` at the
+def target_logits(check: CheckRun, batch: Batch) -> None:
+    """Require the returned logits to be the target's forward over the ids at the
     continuation's positions, to TOLERANCE; name a usual mistake that explains them: the
     positions one late, log-probabilities or probabilities where the logits are meant."""
+    prompt_length, logits = batch.prompts.shape[1], batch.target_logits
     with torch.no_grad():
-        every = target(ids).logits
+        every = batch.target(batch.ids).logits
     expected = every[:, prompt_length - 1 : -1]
     gap = float((logits.double() - expected).abs().max())
     candidates = [("the logits one position late: logits[:, t] predicts token t + 1, so the first "
@@ -38,15 +44,17 @@ def target_logits(check: CheckRun, target, ids: torch.Tensor, prompt_length: int
                   f"target_logits differ from the target's forward over ids by {gap:.3g}{mistake}", LOGITS_HINT)
 
 
-def continuation_laws(check: CheckRun, target, drafter, prompts: torch.Tensor, ids: torch.Tensor,
-                      from_target: torch.Tensor) -> None:
+def continuation_laws(check: CheckRun, batch: Batch) -> None:
     """The rows marked from the drafter follow the drafter's exact law given their prompt
     (T = 1), the others the target's."""
     t1 = functools.partial(torch.softmax, dim=-1)  # sampling at T = 1: the exact law, no reference
-    continuations = [tuple(row) for row in ids[:, prompts.shape[1]:].tolist()]
-    for model, label, flag in ((drafter, "drafter", False), (target, "target", True)):
-        law = {tuple(prompt): laws.sequence_law(model, prompt, LENGTH, t1, []) for prompt in PROMPTS}
+    prompts = batch.prompts.tolist()
+    continuations = [tuple(row) for row in batch.ids[:, len(prompts[0]):].tolist()]
+    length = len(continuations[0])
+    for model, label, flag in ((batch.drafter, "drafter", False), (batch.target, "target", True)):
+        law = {prompt: laws.sequence_law(model, list(prompt), length, t1, [])
+               for prompt in dict.fromkeys(map(tuple, prompts))}
         pairs = [(tuple(prompt), outcome) for prompt, outcome, marked in
-                 zip(prompts.tolist(), continuations, from_target.tolist()) if marked == flag]
+                 zip(prompts, continuations, batch.from_target.tolist()) if marked == flag]
         check.test(f"the rows marked from the {label} follow the {label}'s law",
                    stats.conditional_goodness_of_fit(pairs, law, "continuation", "prompt"), LAW_HINT)

@@ -1,21 +1,26 @@
 """The train_drafter check's expected values: the contract's steps, replayed on the check's
 fixed text, and the exact divergence and α of a drafter at held-out positions, enumerated
 over every continuation the target can give them (as grader/oracle/laws.py enumerates)."""
+from __future__ import annotations
+
 import copy
 import dataclasses
 import functools
 import itertools
 import math
+from typing import TYPE_CHECKING, Any
 
 import torch
 from scipy import stats as scipy_stats
 
-from grader.checks.harness import CheckRun
-from grader.checks.train_drafter import (HELD_OUT, IMPROVE_HINT, LENGTH, PROMPT_LENGTH, ROWS_PER_HELD_OUT,
-                                         SETTINGS, STEPS, models, parameters_of)
 from grader.judges import mistakes
 from grader.judges.distillation_loss import per_position
+from grader.judges.loss_suite import largest_gap
 from grader.oracle import stats
+
+if TYPE_CHECKING:  # types only: a judge reads what its check gives it, never the check's code
+    from grader.checks.harness import CheckRun
+    from grader.checks.train_drafter import Setup, Steps, Trained
 
 LATE_Z = 3.0  # a reported α this many standard errors from a value is not explained by it
 STEP_TOLERANCE = 1e-9  # float64 weights: the same steps agree to rounding (about 1e-16)
@@ -52,27 +57,30 @@ ONE_STEP_BUGS = {  # reference_steps' keyword -> what its weights are, and the h
 }
 
 
-def steps(check: CheckRun, target, row: torch.Tensor, kind: str, got: dict) -> None:
-    """The drafter's weights ``got`` after one step and after three (``{steps: weights}``) on
-    batches of ``row`` ``[P + LENGTH]`` against ``reference_steps``; a mismatch that matches a
-    known bug names it."""
-    _, start = models()
-    expected = {steps: reference_steps(start, target, row, steps, kind) for steps in (1, 3)}
-    gap = {steps: difference(got[steps], expected[steps]) for steps in (1, 3)}
+def steps(check: CheckRun, trained: Steps) -> None:
+    """The drafter's weights after one step and after three on batches of the text against
+    ``reference_steps``; a mismatch that matches a known bug names it."""
+    got, kind = trained.weights, trained.kind
+    start = trained.setup.fresh_drafter()
+
+    def replayed(steps: int, **bug: bool) -> dict[str, torch.Tensor]:
+        return reference_steps(trained.setup, start, trained.target, trained.row, steps, kind, **bug)
+
+    expected = {steps: replayed(steps) for steps in (1, 3)}
+    gap = {steps: largest_gap(got[steps], expected[steps]) for steps in (1, 3)}
     named = accumulated = ""
     one_step_hint = STEP_HINT
     if gap[1] > STEP_TOLERANCE:
         for bug, (what, hint) in ONE_STEP_BUGS.items():
-            named = mistakes.named_mistake(got[1], expected[1], [(
-                what, reference_steps(start, target, row, 1, kind, **{bug: True}))], STEP_TOLERANCE,
-                lead=", and equal ")
+            named = mistakes.named_mistake(got[1], expected[1], [(what, replayed(1, **{bug: True}))], STEP_TOLERANCE,
+                                           lead=", and equal ")
             if named:
                 one_step_hint = hint
                 break
     elif gap[3] > STEP_TOLERANCE:
         accumulated = mistakes.named_mistake(got[3], expected[3], [(
-            "those of steps whose gradients accumulate",
-            reference_steps(start, target, row, 3, kind, accumulate=True))], STEP_TOLERANCE, lead=", and equal ")
+            "those of steps whose gradients accumulate", replayed(3, accumulate=True))], STEP_TOLERANCE,
+            lead=", and equal ")
     check.require("one step is the contract's step", gap[1] <= STEP_TOLERANCE,
                   f"after one step the drafter's weights differ from the contract's by up to {gap[1]:.3g}{named}",
                   one_step_hint, case=kind)
@@ -81,19 +89,19 @@ def steps(check: CheckRun, target, row: torch.Tensor, kind: str, got: dict) -> N
                   f"{accumulated}", ACCUMULATE_HINT if accumulated else STEP_HINT, case=kind)
 
 
-def reference_steps(drafter, target, row: torch.Tensor, steps: int, kind: str, late: bool = False,
-                    accumulate: bool = False, unclipped: bool = False) -> dict:
+def reference_steps(setup: Setup, drafter: Any, target: Any, row: torch.Tensor, steps: int, kind: str,
+                    late: bool = False, accumulate: bool = False, unclipped: bool = False) -> dict[str, torch.Tensor]:
     """The weights of a copy of ``drafter`` after ``steps`` of the contract's steps on batches
     of ``row`` ``[P + LENGTH]`` repeated; ``late``, ``accumulate`` and ``unclipped`` make the
     known bugs."""
     drafter = copy.deepcopy(drafter)
-    ids = row.expand(SETTINGS["batch_size"], -1)
-    start = PROMPT_LENGTH - 1 + int(late)
+    ids = row.expand(setup.batch_size, -1)
+    start = setup.prompt_length - 1 + int(late)
     with torch.no_grad():
-        target_logits = target(ids).logits[:, PROMPT_LENGTH - 1 : -1]
-    optimizer = torch.optim.AdamW(drafter.parameters(), lr=SETTINGS["lr"])
+        target_logits = target(ids).logits[:, setup.prompt_length - 1 : -1]
+    optimizer = torch.optim.AdamW(drafter.parameters(), lr=setup.lr)
     for _ in range(steps):
-        draft_logits = drafter(ids).logits[:, start : start + LENGTH]
+        draft_logits = drafter(ids).logits[:, start : start + setup.length]
         # the contract's loss by its formula, from log_softmax as the contract says: the reference's to the bit
         loss = per_position(target_logits.log_softmax(-1), draft_logits.log_softmax(-1), kind).mean()
         if not accumulate:
@@ -102,30 +110,25 @@ def reference_steps(drafter, target, row: torch.Tensor, steps: int, kind: str, l
         if not unclipped:
             torch.nn.utils.clip_grad_norm_(drafter.parameters(), 1.0)
         optimizer.step()
-    return parameters_of(drafter)
+    return {name: value.detach().clone() for name, value in drafter.state_dict().items()}
 
 
-def difference(weights: dict, expected: dict) -> float:
-    """The largest difference between two sets of the drafter's weights (same names, checked)."""
-    return max(float((weights[name].double() - value.double()).abs().max()) for name, value in expected.items())
-
-
-def improvement(check: CheckRun, target, drafter, kind: str, label: str, history: dict[int, float]) -> None:
-    """The trained ``drafter`` against a fresh one: the exact divergence of ``kind`` lowered,
-    the exact α raised, and the α reported at the first and last step (``history``) agreeing
-    with the exact α."""
-    enumerated = enumeration(target)
-    rows = ROWS_PER_HELD_OUT * check.draws  # per held-out prompt, as the check passed them
-    before, after = enumerated.measure(models()[1], kind, rows), enumerated.measure(drafter, kind, rows)
-    numbers = (f"after {STEPS} steps, the exact mean {kind} at held-out positions went from "
+def improvement(check: CheckRun, trained: Trained) -> None:
+    """The trained drafter against a fresh one: the exact divergence of its kind lowered, the
+    exact α raised, and the α reported at the first and last step agreeing with the exact α."""
+    setup, kind, label, history = trained.setup, trained.kind, trained.label, trained.history
+    enumerated = enumeration(trained.target, tuple(map(tuple, setup.held_out)), setup.length)
+    rows = setup.rows_per_held_out * check.draws  # per held-out prompt, as the check passed them
+    before, after = enumerated.measure(setup.fresh_drafter(), kind, rows), enumerated.measure(trained.drafter, kind, rows)
+    numbers = (f"after {setup.steps} steps, the exact mean {kind} at held-out positions went from "
                f"{before['divergence']:.4f} to {after['divergence']:.4f} and α from {before['alpha']:.4f} "
                f"to {after['alpha']:.4f}")
     check.note(f"{label}: {numbers}")
-    check.require("lowers the divergence", after["divergence"] < before["divergence"], numbers, IMPROVE_HINT,
+    check.require("lowers the divergence", after["divergence"] < before["divergence"], numbers, setup.improve_hint,
                   case=label)
-    check.require("raises α at held-out positions", after["alpha"] > before["alpha"], numbers, IMPROVE_HINT,
+    check.require("raises α at held-out positions", after["alpha"] > before["alpha"], numbers, setup.improve_hint,
                   case=label)
-    for step, measured in ((0, before), (STEPS, after)):
+    for step, measured in ((0, before), (setup.steps, after)):
         result = agreement(history[step], measured)
         late = late_alpha(history[step], measured, result.statistic)
         check.test(f"reported α at step {step} agrees with the exact α",
@@ -156,15 +159,16 @@ def late_alpha(value: float, measured: dict, z: float) -> str:
 
 
 class Enumeration:
-    """Every continuation of ``LENGTH`` tokens of each held-out prompt, with its probability
+    """Every continuation of ``length`` tokens of each held-out prompt, with its probability
     under the target and the target's distributions along it: exact expectations."""
 
-    def __init__(self, target):
+    def __init__(self, target: Any, held_out: tuple[tuple[int, ...], ...], length: int):
         vocab = target.config.vocab_size
-        continuations = torch.tensor(list(itertools.product(range(vocab), repeat=LENGTH)))
+        continuations = torch.tensor(list(itertools.product(range(vocab), repeat=length)))
+        self.length, self.prompts = length, len(held_out)
         self.texts, self.weights, self.p = [], [], []
         with torch.no_grad():
-            for prompt in HELD_OUT:
+            for prompt in held_out:
                 ids = torch.cat([torch.tensor(prompt).expand(len(continuations), -1), continuations], dim=1)
                 p = target(ids[:, :-1]).logits[:, len(prompt) - 1 :].softmax(-1)  # [V^L, L, V]
                 weight = p.gather(-1, continuations.unsqueeze(-1)).squeeze(-1).prod(-1)  # [V^L]
@@ -178,20 +182,20 @@ class Enumeration:
         estimates it (the mean over ``rows_per_prompt`` sampled rows of each prompt); the
         same for ``late_alpha``, α with the drafter's q one position late (a usual mistake)."""
         means, variances, chosen = {"alpha": 0.0, "late_alpha": 0.0}, {"alpha": 0.0, "late_alpha": 0.0}, 0.0
-        rows = rows_per_prompt * len(HELD_OUT) ** 2  # the loop's mean: of ROWS rows, then of the prompts
+        rows = rows_per_prompt * self.prompts ** 2  # the loop's mean: of ROWS rows, then of the prompts
         for texts, weight, p in zip(self.texts, self.weights, self.p):
-            log_q = drafter(texts).logits[:, -LENGTH - 1:].log_softmax(-1)  # [V^L, L + 1, V]
+            log_q = drafter(texts).logits[:, -self.length - 1:].log_softmax(-1)  # [V^L, L + 1, V]
             for name, q in (("alpha", log_q[:, :-1].exp()), ("late_alpha", log_q[:, 1:].exp())):
                 row_alpha = torch.minimum(p, q).sum(-1).mean(-1)  # [V^L]: α averaged along a row
                 mean = float((weight * row_alpha).sum())
-                means[name] += mean / len(HELD_OUT)
+                means[name] += mean / self.prompts
                 variances[name] += float((weight * (row_alpha - mean) ** 2).sum()) / rows
-            chosen += float((weight * per_position(p.log(), log_q[:, :-1], kind).mean(-1)).sum()) / len(HELD_OUT)
+            chosen += float((weight * per_position(p.log(), log_q[:, :-1], kind).mean(-1)).sum()) / self.prompts
         return {**means, **{f"{name}_sd": math.sqrt(v) for name, v in variances.items()}, "divergence": chosen,
-                "rows": rows_per_prompt * len(HELD_OUT)}
+                "rows": rows_per_prompt * self.prompts}
 
 
 @functools.lru_cache(maxsize=1)
-def enumeration(target) -> Enumeration:
+def enumeration(target: Any, held_out: tuple[tuple[int, ...], ...], length: int) -> Enumeration:
     """The ``Enumeration`` of the check's target, made once for all its runs."""
-    return Enumeration(target)
+    return Enumeration(target, held_out, length)
