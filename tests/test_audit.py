@@ -203,6 +203,58 @@ def test_the_null_study_draws_what_the_audit_reads_holds_its_level_and_sees_a_bi
     assert colder["alarms"] == 10 and colder["ci95"][0] > 0.6
 
 
+def test_the_text_study_draws_whole_texts_the_audit_reads_as_its_own_and_sees_a_bias():
+    """grader/audit/text_study.py: texts drawn token by token on the tiny pair, whose laws are
+    the ones the real audit's path (draws.laws_along, a forward per text) computes along them
+    (to the bit in the float64 arm, within float32's rounding with a KV cache), whose statistics
+    are those that path gives; an exact arm passes and the colder law alarms every time."""
+    from types import SimpleNamespace
+
+    from grader.audit import text_study
+
+    pair = text_study.StudyPair.tiny()
+    prompts = pair.prompts[:4]
+    for arm, gap in (("float64", 1e-12), ("float32-cache", 1e-4)):
+        law, model, cache = text_study.law_of(arm)
+        tokens, laws = text_study.draw_texts(getattr(pair, model), prompts, 6, law, torch.Generator().manual_seed(3),
+                                             cache)
+        audit = SimpleNamespace(target=pair.target, settings=text_study.SETTINGS)
+        target_logits, drafter_logits, stats_real = draws.laws_along(audit, prompts.tolist(), tokens.tolist(), 5,
+                                                                     pair.drafter, progress=False)
+        p = text_study.SETTINGS.processor(6)(target_logits.double())
+        assert (laws - p).abs().max() <= gap and (arm == "float64" or (laws - p).abs().max() > 0), arm
+        whole = torch.cat([prompts, tokens], dim=1)
+        stats_study = draws.statistics_along(text_study.SETTINGS, draws.logits_of_texts(pair.target, whole, 8),
+                                             draws.logits_of_texts(pair.drafter, whole, 8), tokens, 5)
+        for field in ("u", "p_token", "in_region", "region_mass", "is_mode", "mode_mass"):
+            assert np.allclose(getattr(stats_study, field), getattr(stats_real, field), rtol=0, atol=1e-6), field
+    small = {"texts": 48, "new_tokens": 16}  # 768 tokens: at 240 the colder law's KS p-values were 3e-4 to 7e-4
+    assert not any(a.alarm for a in text_study.audit_batch(pair, "float64", 0, 2, **small))
+    colder = text_study.audit_batch(pair, "colder", 0, 3, **small)
+    assert all(a.alarm and "PIT uniformity (KS), pooled" in a.rejected for a in colder)
+    assert text_study.one_sided_upper(0, 2995) <= 1e-3 < text_study.one_sided_upper(0, 2990)
+
+
+@pytest.mark.slow
+def test_the_text_study_script_counts_each_arms_alarms(tmp_path):
+    """scripts/audit_text_study.py end to end at a few audits per arm: each arm's lines, the
+    colder arm's alarms counted, --summarize gives the run's summary again."""
+    import subprocess
+
+    out, full = tmp_path / "short.jsonl", tmp_path / "full.jsonl"
+    done = subprocess.run([sys.executable, "scripts/audit_text_study.py", "--arms", "float64", "float32-cache",
+                           "colder", "--audits", "4", "--out", str(out), "--pvalues", str(full)],
+                          cwd=Path(__file__).parents[1], capture_output=True, text=True, timeout=600, check=True)
+    summary = json.loads(done.stdout)
+    assert [summary[arm]["audits"] for arm in ("float64", "float32-cache", "colder")] == [4, 4, 4]
+    assert summary["colder"]["alarms"] == 4 and summary["float64"]["alarms"] + summary["float32-cache"]["alarms"] <= 1
+    assert summary["float64"]["largest_law_gap"] == 0 < summary["float32-cache"]["largest_law_gap"] < 1e-4
+    assert len(out.read_text().splitlines()) == 12 and len(full.read_text().splitlines()) == 12
+    again = subprocess.run([sys.executable, "scripts/audit_text_study.py", "--summarize", str(full)],
+                           cwd=Path(__file__).parents[1], capture_output=True, text=True, timeout=600, check=True)
+    assert json.loads(again.stdout)["colder"]["alarms"] == 4
+
+
 @needs_shipped
 @pytest.mark.slow
 def test_the_null_study_script_runs_a_real_exact_audit_then_simulated_ones_at_its_contexts(tmp_path):

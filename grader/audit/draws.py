@@ -39,11 +39,17 @@ def text_seed(seed: int, index: int) -> int:
     return seed * 1_000_003 + index
 
 
-@torch.inference_mode()
 def logits_along(model, prompt: list[int], ids: list[int]) -> torch.Tensor:
     """``[len(ids), V]``: the logits of each generated token given the text before it."""
-    text = torch.tensor([prompt + ids], device=model.device)
-    return model(text).logits[0, len(prompt) - 1 : -1].float().cpu()
+    return logits_of_texts(model, torch.tensor([prompt + ids]), len(prompt))[0]
+
+
+@torch.inference_mode()
+def logits_of_texts(model, texts: torch.Tensor, prompt_length: int) -> torch.Tensor:
+    """``[B, L, V]`` float32 on the CPU: for texts ``[B, prompt_length + L]`` (token ids, one
+    prompt length), the logits of each generated token given the text before it, from one
+    forward over the whole texts."""
+    return model(texts.to(model.device)).logits[:, prompt_length - 1 : -1].float().cpu()
 
 
 def phase(phases, name: str):
@@ -69,7 +75,7 @@ def draw(adapter, prompts: list[list[int]], texts: int, new_tokens: int, seed: i
         outputs = [checked_generate(adapter, prompt, text_seed(seed, first_text + i), new_tokens, vocab)
                    for i, prompt in enumerate(tqdm(used, desc="drawing texts", unit="text", **bar))]
     with phase(phases, "the laws along them"):
-        record = laws_along(adapter, used, outputs, new_tokens, seed, region_model, progress, first_text)
+        record = laws_along(adapter, used, outputs, seed, region_model, progress, first_text)
     return Record(used, np.array(outputs), *record, time.perf_counter() - start)
 
 
@@ -87,13 +93,11 @@ def joined(first: Record, second: Record) -> Record:
                   stats, first.seconds + second.seconds)
 
 
-def laws_along(adapter, used: list[list[int]], outputs: list[list[int]], new_tokens: int, seed: int,
+def laws_along(adapter, used: list[list[int]], outputs: list[list[int]], seed: int,
                region_model, progress: bool, first_text: int = 0) -> tuple:
     """``(target_logits, drafter_logits, token_stats)`` of ``Record`` for the texts ``outputs``
     drawn after the prompts ``used``: one forward per text and model, then the statistics
     (``first_text``: as in ``draw``, the PIT uniforms' stream)."""
-    vocab = adapter.target.config.vocab_size
-    processor = adapter.settings.processor(vocab)
     texts = len(outputs)
     bar = {"disable": not progress, "leave": False}
     models = [adapter.target] + ([region_model] if region_model is not None else [])
@@ -101,10 +105,22 @@ def laws_along(adapter, used: list[list[int]], outputs: list[list[int]], new_tok
     logits = [logits_along(*forward) for forward in tqdm(forwards, desc="the laws along them", unit="forward", **bar)]
     target_logits = torch.stack(logits[:texts])
     drafter_logits = torch.stack(logits[texts:]) if region_model is not None else None
-    tokens = torch.tensor(outputs).reshape(-1)
+    return target_logits, drafter_logits, statistics_along(adapter.settings, target_logits, drafter_logits,
+                                                           torch.tensor(outputs), seed, first_text)
+
+
+def statistics_along(settings, target_logits: torch.Tensor, drafter_logits: torch.Tensor | None,
+                     outputs: torch.Tensor, seed: int, first_text: int = 0) -> TokenStatistics:
+    """The audit's statistics of texts ``outputs`` ``[texts, L]`` from the logits along them
+    ``[texts, L, V]`` (the target's, and the drafter's or None): the laws after ``settings``
+    (an ``adapters.Sampling``) in float64, the audit's PIT uniforms from ``seed`` (and
+    ``first_text``, as in ``draw``), the tests' fields and the diagnosis's row evidence."""
+    texts, new_tokens, vocab = target_logits.shape
+    processor = settings.processor(vocab)
+    tokens = outputs.reshape(-1)
     stream = [seed, 1] + ([first_text] if first_text else [])  # texts from 0: the stream earlier audits used
     uniforms = torch.from_numpy(np.random.default_rng(stream).random(tokens.numel()))
-    unfiltered = type(adapter.settings)(adapter.settings.temperature).processor(vocab)  # for row_evidence
+    unfiltered = type(settings)(settings.temperature).processor(vocab)  # for row_evidence
     first = torch.arange(tokens.numel()) % new_tokens == 0
     parts = []
     whole_texts = max(1, CHUNK // new_tokens) * new_tokens  # chunks of whole texts: row_evidence reads the row before
@@ -115,4 +131,4 @@ def laws_along(adapter, used: list[list[int]], outputs: list[list[int]], new_tok
         parts.append(token_statistics(p, q, tokens[rows], uniforms[rows])
                      + row_evidence(p, unfiltered(logits), tokens[rows], uniforms[rows], first[rows]))
     shaped = [np.concatenate(column).reshape(texts, new_tokens) for column in zip(*parts)]
-    return target_logits, drafter_logits, TokenStatistics(*shaped)
+    return TokenStatistics(*shaped)
