@@ -198,7 +198,8 @@ def decode(record) -> Message:
     raise ProtocolError(f"expected a record of the runner's protocol, got {str(record)[:120]}")
 
 
-def _keys(record: dict, required: set, optional: set = frozenset(), what: str = "a record") -> None:
+def _keys(record: dict, required: set[str], optional: set[str] | frozenset[str] = frozenset(),
+          what: str = "a record") -> None:
     if not required <= set(record) or set(record) - required - optional:
         raise ProtocolError(f"{what} must have the fields {sorted(required)}"
                             f"{f' and may have {sorted(optional)}' if optional else ''}, got {sorted(map(str, record))[:10]}")

@@ -110,11 +110,11 @@ class Finding:
         self.kind = FindingKind(self.kind)  # a kind's value ("law") becomes its member; anything else raises
 
     @classmethod
-    def hinted(cls, name: str, case: str, kind: str, message: str, hint: Hint = "", table=None,
+    def hinted(cls, name: str, case: str, kind: FindingKind | str, message: str, hint: Hint = "", table=None,
                **numbers) -> "Finding":
         """A Finding whose ``hint`` may come in levels: the first is shown, the rest on asking."""
         given = levels(hint)
-        return cls(name, case, kind, message, given[0] if given else "", table, **numbers,
+        return cls(name, case, FindingKind(kind), message, given[0] if given else "", table, **numbers,
                    more_hints=given[1:])
 
     @property
@@ -217,7 +217,8 @@ def format_text(verdict: Verdict, verbose: bool = False, timing: bool = True, hi
         head += f" ({verdict.seconds:.1f}s)"
     lines = [head, f"  {verdict.summary}"]
     findings = verdict.findings if verbose else verdict.findings[:SHOWN_FINDINGS]
-    previous_case, hinted, deeper = "", {}, False  # hint -> the first property shown with it
+    previous_case, deeper = "", False
+    hinted: dict[str, str] = {}  # hint -> the first property shown with it
     for finding in findings:
         if sum(map(len, lines)) > TEXT_LIMIT:  # a runner may send megabytes of findings: all cut below
             break
