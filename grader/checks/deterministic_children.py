@@ -47,6 +47,16 @@ def build_cases() -> list[Case]:
 CASES = build_cases()
 
 
+@dataclass(frozen=True)
+class OneHot:
+    """The one-hot judge's argument: p is the one-hot of ``token``; the ``(index, token)`` of
+    each call with ``children`` on ``device``."""
+    token: int
+    children: list[int]
+    device: str
+    pairs: list[tuple[int, int]]
+
+
 def run(check: CheckRun) -> None:
     verify = check.function("verify_deterministic_children")
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
@@ -79,7 +89,7 @@ def check_one_hot_target(check: CheckRun, verify, device: str) -> None:
         check.seed_everything("one-hot p", device, *children)
         pairs = verified(check, verify, p, torch.tensor(children, device=device), SMALL_DRAWS,
                          f"(one-hot target on token {token}, children {children}, on {device})")
-        check.judge("one_hot_target", token, children, device, pairs)
+        check.judge("one_hot_target", OneHot(token, children, device, pairs))
 
 
 def check_zero_children(check: CheckRun, verify) -> None:
@@ -111,4 +121,4 @@ def check_laws(check: CheckRun, verify, case: Case) -> None:
     check.seed_everything("laws", case.name)
     pairs = verified(check, verify, torch.from_numpy(case.p), torch.tensor(case.children), case.draws * check.draws,
                      f"({case.name})")
-    check.judge("laws", case, pairs)
+    check.judge("laws", rounds.LawRounds(case, pairs))

@@ -7,6 +7,8 @@ depth 2 and below (mask, positions, the parents' predicted features) decides whi
 win, so a wrong forward shows in the tree. The reference's trees are the decider's alone
 (grader/judges/dynamic_tree.py)."""
 import functools
+from dataclasses import dataclass
+from typing import Any
 
 import torch
 from transformers import DynamicCache
@@ -15,6 +17,7 @@ from grader.checks.eagle_generate import head_forward, models
 from grader.checks.feature_draft import pairs_of
 from grader.checks.harness import CheckRun
 from grader.checks.loop_properties import GREEDY
+from grader.checks.tree_suite import is_tree
 from solutions import sampling
 
 CASES = [  # (processor, depth, top_k, total, text length)
@@ -33,6 +36,21 @@ RENUMBER_HINT = ("parents[i] is the index of node i's parent among the KEPT node
                  "place among the kept ones)")
 
 
+@dataclass(frozen=True)
+class Grown:
+    """The judge's argument: the head, the text's true pairs it read (features ``[1, n, d]``,
+    tokens ``[1, n]``), the processor and ``(depth, top_k, total)``, and what the learner's
+    grow_tree gave: the ``(parent, token)`` of each node and the head's cache length after."""
+    case: str
+    head: Any
+    features: torch.Tensor
+    tokens: torch.Tensor
+    processor: Any
+    shape: tuple[int, int, int]
+    nodes: list[tuple[int, int]]
+    cached: int
+
+
 def grown(check: CheckRun, grow, head, feature, logits, cache, processor, depth, top_k, total, what: str):
     """The learner's ``(parents, tokens)``, checked to be a tree of at most ``total`` nodes
     with distinct siblings, and the head's cache length after the call."""
@@ -46,8 +64,7 @@ def grown(check: CheckRun, grow, head, feature, logits, cache, processor, depth,
         result, length = check.call(grow_and_length, head, feature, logits, cache, processor, depth, top_k, total,
                                     what=what)
     parents, tokens = result if isinstance(result, tuple) and len(result) == 2 else (None, None)
-    if not (isinstance(parents, list) and all(isinstance(p, int) and -1 <= p < i for i, p in enumerate(parents))
-            and isinstance(tokens, torch.Tensor) and tokens.dtype == torch.long
+    if not (is_tree(parents) and isinstance(tokens, torch.Tensor) and tokens.dtype == torch.long
             and list(tokens.shape) == [len(parents)] and len(parents) <= total):
         renumber = isinstance(parents, list) and any(isinstance(p, int) and p >= i for i, p in enumerate(parents))
         check.fail("return value", f"returned {str(result)[:120]} {what}"
@@ -75,5 +92,5 @@ def run(check: CheckRun) -> None:
             predicted, logits = head_forward(head, features, tokens, cache)
         parents, tree_tokens, cached = grown(check, grow, head, predicted[:, -1:], logits[0, -1], cache, processor,
                                              depth, top_k, total, f"({label}, after {length} true pairs)")
-        check.judge("same_tree", label, head, features, tokens, processor, (depth, top_k, total), parents,
-                    tree_tokens, cached)
+        check.judge("same_tree", Grown(label, head, features, tokens, processor, (depth, top_k, total),
+                                       list(zip(parents, tree_tokens)), cached))

@@ -33,6 +33,16 @@ CASES = [
     Case("the empty match", (0, 1, 0, 2), (((), ((), (4,), (3, 4), (1, 3))),)),
     Case("an empty text", (), (((), ((), (1,))), ((3,), ((3,), ())), ((3,), ((3,), (3, 3), ())))),
 ]
+Answer = tuple[list[int], list[int], tuple[int, dict[int, int]]]  # (text, context, what match returned)
+
+
+@dataclass(frozen=True)
+class Answers:
+    """The judge's argument: every query of the case ``name``, in order."""
+    name: str
+    asked: list[Answer]
+
+
 RANDOM_TEXTS = 4  # texts drawn from the check's seed, over vocabularies of 2 and 3 tokens
 RESULT_HINT = ("match(context) returns (length, counts): length a Python int, counts a dict {token: count} "
                "of Python ints; it calls your find(context), which returns (length, state), and children(state), "
@@ -75,7 +85,7 @@ def check_case(check: CheckRun, index_class, case: Case) -> None:
         for query in queries:
             got = check.call(index.match, list(query), what=f"(match({list(query)}) after {text}, {case.name})")
             answers.append((list(text), list(query), plain(check, got, f"match({list(query)}) {what}")))
-    check.judge("answers", case.name, answers)
+    check.judge("answers", Answers(case.name, answers))
 
 
 def plain(check: CheckRun, result, what: str) -> tuple[int, dict[int, int]]:

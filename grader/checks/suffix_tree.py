@@ -12,6 +12,7 @@ import numpy as np
 import torch
 
 from grader.checks.harness import CheckRun
+from grader.checks.tree_suite import is_tree
 from solutions.suffix import CorpusIndex, SuffixIndex
 
 REPEATED = (1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 0)
@@ -51,6 +52,15 @@ HINT_SHAPE = ("speculation_tree returns (parents, tokens, scores): three lists o
               "parents[i] a Python int, -1 or an earlier node's index; tokens Python ints; scores Python floats")
 
 
+@dataclass(frozen=True)
+class Tree:
+    """The judge's argument: a case and the learner's tree on it."""
+    case: Case
+    parents: list[int]
+    tokens: list[int]
+    scores: list[float]
+
+
 def random_cases(check: CheckRun) -> list[Case]:
     """Texts of 60 tokens over three tokens, each asked about its own last tokens."""
     generator = check.generator("random texts")
@@ -67,15 +77,14 @@ def run(check: CheckRun) -> None:
     for case in CASES + random_cases(check):
         what = f"({case.name}: text {list(case.text)}, context {list(case.context)})"
         result = check.call(grow, case.index(), *case.arguments(), what=what)
-        check.judge("same_tree", case, tree_of(check, result, case.max_nodes, what))
+        check.judge("same_tree", Tree(case, *tree_of(check, result, case.max_nodes, what)))
 
 
 def tree_of(check: CheckRun, result, max_nodes: int, what: str) -> tuple[list[int], list[int], list[float]]:
     """``(parents, tokens, scores)`` after checking that they are a tree of at most ``max_nodes`` nodes."""
     parents, tokens, scores = result if isinstance(result, tuple) and len(result) == 3 else (None, None, None)
-    if not (isinstance(parents, list) and isinstance(tokens, list) and isinstance(scores, list)
+    if not (is_tree(parents) and isinstance(tokens, list) and isinstance(scores, list)
             and len(parents) == len(tokens) == len(scores) <= max_nodes
-            and all(type(p) is int and -1 <= p < i for i, p in enumerate(parents))
             and all(type(t) is int for t in tokens) and all(type(s) is float for s in scores)):
         check.fail("return value", f"returned {str(result)[:160]} {what}", HINT_SHAPE)
     return parents, tokens, scores

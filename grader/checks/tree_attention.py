@@ -4,6 +4,8 @@ forward of a tiny Llama (rotary positions) and of a tiny GPT-2 (learned position
 text and a whole tree, with the learner's layout, must give every node the logits of a
 plain forward over its own path, in float64. The expected layouts and forwards are the decider's alone
 (grader/judges/tree_attention.py)."""
+from dataclasses import dataclass
+
 import torch
 
 from grader.checks.harness import CheckRun
@@ -21,26 +23,33 @@ TREES = {
 }
 FORWARD_TREES = ("branching (2, 2, 1)", "depth first, uneven")
 TEXT = [2, 3, 4, 5]
-TOLERANCE = 1e-9  # float64 logits: a right layout agrees to rounding (about 1e-15)
-MASK_HINT = ("a node must see the text and its own path only: itself and its ancestors, never its "
-             "siblings, its cousins or any other branch; then its logits are those of a plain forward "
-             "over the text and its path.",
-             "mask[i, j] is True iff j == i or j is an ancestor of i (follow parents up to −1); in "
-             "topological order a node's row is its parent's row and itself.",
-             "mask = torch.eye(N, dtype=torch.bool), then for each i with parents[i] >= 0: "
-             "mask[i] |= mask[parents[i]]")
-DEPTH_HINT = ("a node sits where its token would in a plain text: one position after its parent, "
-              "not at its index in the flattened tree.",
-              "depths[i] is 1 for a child of the root (parents[i] == −1) and depths[parents[i]] + 1 "
-              "otherwise; the node goes at position len(text) − 1 + depth.")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The compare judge's argument: the learner's layout of the tree ``name`` of ``parents``,
+    ``mask`` ``[N, N]`` bool and ``depths`` ``[N]`` long, on the CPU."""
+    name: str
+    parents: list[int]
+    mask: torch.Tensor
+    depths: torch.Tensor
+
+
+@dataclass(frozen=True)
+class Forwards:
+    """The forwards judge's argument: the layouts to read in one forward after ``text``, on
+    the tiny pair of ``model_seed``."""
+    layouts: list[Layout]
+    text: list[int]
+    model_seed: int
 
 
 def run(check: CheckRun) -> None:
     layout = check.function("tree_layout")
-    layouts = {name: laid_out(check, layout, parents, name) for name, parents in TREES.items()}
-    for name, parents in TREES.items():
-        check.judge("compare", name, parents, *layouts[name])
-    check.judge("forwards", layouts)
+    layouts = {name: Layout(name, parents, *laid_out(check, layout, parents, name)) for name, parents in TREES.items()}
+    for name in TREES:
+        check.judge("compare", layouts[name])
+    check.judge("forwards", Forwards([layouts[name] for name in FORWARD_TREES], TEXT, MODEL_SEED))
 
 
 def laid_out(check: CheckRun, layout, parents: list[int], name: str) -> tuple[torch.Tensor, torch.Tensor]:

@@ -1,12 +1,18 @@
 """The deterministic_children check's expected values: a one-hot target's answers, and the
 law of ``(index, token)`` (grader/oracle/tree_laws.py): the token follows p, the index is
 its place among the children."""
-import functools
+from __future__ import annotations
 
-from grader.checks.deterministic_children import Case
-from grader.checks.harness import CheckRun
+import functools
+from typing import TYPE_CHECKING
+
 from grader.checks.verifier_rounds import LAW_TEST
 from grader.oracle import stats, tree_laws
+
+if TYPE_CHECKING:  # types only: a judge reads what its check gives it, never the check's code
+    from grader.checks.deterministic_children import Case, OneHot
+    from grader.checks.harness import CheckRun
+    from grader.checks.verifier_rounds import LawRounds
 
 TOKEN_HINT = ("the token must follow p exactly: each child is a point mass, so it is accepted with the "
               "probability the residual gives it, and a rejected child is removed from the residual for "
@@ -27,10 +33,10 @@ COVER_HINT = ("when the children cover p's support, the last one left holds all 
               "p(c_(i−1)), not p(c_i)")
 
 
-def one_hot_target(check: CheckRun, token: int, children: list[int], device: str,
-                   pairs: list[tuple[int, int]]) -> None:
-    """With p the one-hot of ``token``, the child equal to it is accepted (index m if none is),
-    and the token is always ``token``."""
+def one_hot_target(check: CheckRun, answers: OneHot) -> None:
+    """With p the one-hot of a token, the child equal to it is accepted (index m if none is),
+    and the token is always that token."""
+    token, children, device, pairs = answers.token, answers.children, answers.device, answers.pairs
     expected = (children.index(token) if token in children else len(children), token)
     wrong = sorted({pair for pair in pairs if pair != expected})
     check.require("a one-hot target accepts exactly its argmax", not wrong,
@@ -51,8 +57,9 @@ def covers_support(case: Case) -> bool:
     return set(map(int, (case.p > 0).nonzero()[0])) <= set(case.children)
 
 
-def laws(check: CheckRun, case: Case, pairs: list[tuple[int, int]]) -> None:
+def laws(check: CheckRun, rounds: LawRounds) -> None:
     """The token's law, and the index as a function of it."""
+    case, pairs = rounds.case, rounds.outcomes
     m = len(case.children)
     misplaced = sorted({(i, t) for i, t in pairs if i == m and t in case.children})
     check.require(f"{case.name}: index m only for a token that is no child", not misplaced,

@@ -1,11 +1,18 @@
 """The dynamic_tree check's expected trees: the reference's grow_tree after the same head has
 read the same pairs."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import torch
 from transformers import DynamicCache
 
-from grader.checks.eagle_generate import head_forward
-from grader.checks.harness import CheckRun
-from solutions.eagle import grow_tree
+from grader.judges.tree_suite import require_same_tree
+from solutions.eagle import feature_draft_step, grow_tree
+
+if TYPE_CHECKING:  # types only: a judge reads what its check gives it, never the check's code
+    from grader.checks.dynamic_tree import Grown
+    from grader.checks.harness import CheckRun
 
 TREE_HINT = ("a node's confidence is the product of the head's probabilities along its path, from "
              "logits_processor's distribution (the softmax of the logits under greedy decoding): at each "
@@ -34,25 +41,21 @@ CACHE_HINT = ("the head reads each expanded node once, after the text's true pai
 
 
 @torch.no_grad()
-def same_tree(check: CheckRun, case: str, head, features, tokens, processor, shape: tuple[int, int, int],
-              parents: list[int], tree_tokens: list[int], cached: int) -> None:
+def same_tree(check: CheckRun, grown: Grown) -> None:
     cache = DynamicCache()
-    predicted, logits = head_forward(head, features, tokens, cache)
-    expected_parents, expected_tokens = grow_tree(head, predicted[:, -1:], logits[0, -1], cache, processor, *shape)
-    expected = list(zip(expected_parents, expected_tokens.tolist()))
-    got = list(zip(parents, tree_tokens))
-    first = next((i for i, (g, e) in enumerate(zip(got, expected)) if g != e), min(len(got), len(expected)))
+    predicted, logits = feature_draft_step(grown.head, grown.features, grown.tokens, cache)
+    expected_parents, expected_tokens = grow_tree(grown.head, predicted[:, -1:], logits[0, -1], cache,
+                                                  grown.processor, *grown.shape)
+    expected, got = list(zip(expected_parents, expected_tokens.tolist())), grown.nodes
     roots_children = [node for node in got if node[0] == -1] == [node for node in expected if node[0] == -1]
-    named = _named(got, expected, shape[2])
-    check.require("the tree", got == expected,
-                  f"(parent, token) of {len(got)} nodes: {got}; expected {len(expected)}: {expected}; the first "
-                  f"difference is at node {first}"
-                  + (named[0] if named else DEEPER if roots_children and got != expected else ""),
-                  (named[1], *TREE_HINT) if named else TREE_HINT, case=case)
-    check.require("the head's cache after growing", cached == cache.get_seq_length(),
-                  f"held {cached} entries; expected {cache.get_seq_length()}: the text's {features.shape[1]} "
-                  f"pairs and the {cache.get_seq_length() - features.shape[1]} expanded nodes", CACHE_HINT,
-                  case=case)
+    named = _named(got, expected, grown.shape[2])
+    require_same_tree(check, "the tree", got, expected,
+                      named[0] if named else DEEPER if roots_children and got != expected else "",
+                      (named[1], *TREE_HINT) if named else TREE_HINT, grown.case)
+    check.require("the head's cache after growing", grown.cached == cache.get_seq_length(),
+                  f"held {grown.cached} entries; expected {cache.get_seq_length()}: the text's "
+                  f"{grown.features.shape[1]} pairs and the {cache.get_seq_length() - grown.features.shape[1]} "
+                  "expanded nodes", CACHE_HINT, case=grown.case)
 
 
 def _named(got: list, expected: list, total: int) -> tuple[str, str] | None:

@@ -1,6 +1,12 @@
 """The suffix_index check's expected answers, by brute force over the text: the longest
 suffix of the context that occurs followed by a token, and the tokens that follow it."""
-from grader.checks.harness import CheckRun
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # types only: a judge reads what its check gives it, never the check's code
+    from grader.checks.harness import CheckRun
+    from grader.checks.suffix_index import Answers
 
 LENGTH_HINT = ("the match is the longest suffix of the context that occurs in the text followed by a token.",
                "walk the context through the transitions; when a token has none, follow suffix links "
@@ -29,8 +35,9 @@ def brute_force(text: list[int], context: list[int]) -> tuple[int, dict[int, int
     raise AssertionError("unreachable: length 0 always answers")
 
 
-def answers(check: CheckRun, case: str, asked: list) -> None:
-    """``asked``: ``(text, context, (length, counts))`` of each query, in order."""
+def answers(check: CheckRun, given: Answers) -> None:
+    """Each query's ``(length, counts)`` against ``brute_force``'s: the first wrong one shown."""
+    case, asked = given.name, given.asked
     wrong = [(text, context, got, brute_force(text, context)) for text, context, got in asked
              if got != brute_force(text, context)]
     if not wrong:

@@ -1,8 +1,15 @@
 """The suffix_tree check's expected trees: the reference's speculation_tree on the same index."""
-import math
+from __future__ import annotations
 
-from grader.checks.harness import CheckRun
+import math
+from typing import TYPE_CHECKING
+
+from grader.judges.tree_suite import require_same_tree
 from solutions.suffix import speculation_tree
+
+if TYPE_CHECKING:  # types only: a judge reads what its check gives it, never the check's code
+    from grader.checks.harness import CheckRun
+    from grader.checks.suffix_tree import Case, Tree
 
 TREE_HINT = ("grow the tree best-first below the root, the longest match (score 1.0, not itself a node); a "
              "child's score is its parent's × count(child) / the sum of the counts of all the parent's children; "
@@ -17,17 +24,12 @@ SCORE_HINT = ("a child scored above its parent: a child's score is its parent's 
 ROUNDING = 1e-12
 
 
-def same_tree(check: CheckRun, case, tree: tuple[list[int], list[int], list[float]]) -> None:
+def same_tree(check: CheckRun, tree: Tree) -> None:
+    case, parents, scores = tree.case, tree.parents, tree.scores
     expected = speculation_tree(case.index(), *case.arguments())
-    parents, tokens, scores = tree
-    nodes, expected_nodes = list(zip(parents, tokens)), list(zip(expected[0], expected[1]))
-    first = next((i for i, (a, b) in enumerate(zip(nodes, expected_nodes)) if a != b),
-                 min(len(nodes), len(expected_nodes)))
-    check.require("the tree's parents and tokens", nodes == expected_nodes,
-                  f"(parent, token) of {len(nodes)} nodes: {nodes}; expected {len(expected_nodes)}: "
-                  f"{expected_nodes}; the first difference is at node {first}" + _named(nodes, expected_nodes, tree,
-                                                                                       expected, case),
-                  TREE_HINT, case=case.name)
+    nodes, expected_nodes = list(zip(parents, tree.tokens)), list(zip(expected[0], expected[1]))
+    require_same_tree(check, "the tree's parents and tokens", nodes, expected_nodes,
+                      _named(nodes, expected_nodes, expected[2], case), TREE_HINT, case.name)
     close = len(scores) == len(expected[2]) and all(math.isclose(a, b, rel_tol=ROUNDING, abs_tol=ROUNDING)
                                                     for a, b in zip(scores, expected[2]))
     above = next((i for i, p in enumerate(parents) if p >= 0 and scores[i] > scores[p]), None)
@@ -37,12 +39,13 @@ def same_tree(check: CheckRun, case, tree: tuple[list[int], list[int], list[floa
                   SCORE_HINT if above is not None else TREE_HINT, case=case.name)
 
 
-def _named(nodes, expected_nodes, tree, expected, case) -> str:
+def _named(nodes: list[tuple[int, int]], expected_nodes: list[tuple[int, int]], expected_scores: list[float],
+           case: Case) -> str:
     """Words for a tree that differs in a way that names its bug, "" otherwise."""
     if len(nodes) > len(expected_nodes) and nodes[:len(expected_nodes)] == expected_nodes:
         return "; every node of the reference's and more: a node kept below the threshold or past max_depth"
     if len(nodes) < len(expected_nodes) and nodes == expected_nodes[:len(nodes)]:
-        dropped = expected[2][len(nodes)]
+        dropped = expected_scores[len(nodes)]
         if dropped == case.threshold:
             return f"; a node of score exactly threshold = {case.threshold} dropped: keep scores ≥ threshold"
     shifted = [(p - 1, t) for p, t in nodes[1:]]
