@@ -6,7 +6,6 @@ cache must then hold the text's pairs and the expanded nodes. What the head read
 depth 2 and below (mask, positions, the parents' predicted features) decides which nodes
 win, so a wrong forward shows in the tree. The reference's trees are the decider's alone
 (grader/judges/dynamic_tree.py)."""
-import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +13,7 @@ import torch
 from transformers import DynamicCache
 
 from grader.checks.eagle_generate import head_forward, models
-from grader.checks.feature_draft import pairs_of
+from grader.checks.feature_draft import pairs_of, with_cache_length
 from grader.checks.harness import CheckRun
 from grader.checks.loop_properties import GREEDY
 from grader.checks.tree_suite import is_tree
@@ -38,9 +37,8 @@ RENUMBER_HINT = ("parents[i] is the index of node i's parent among the KEPT node
 
 @dataclass(frozen=True)
 class Grown:
-    """The judge's argument: the head, the text's true pairs it read (features ``[1, n, d]``,
-    tokens ``[1, n]``), the processor and ``(depth, top_k, total)``, and what the learner's
-    grow_tree gave: the ``(parent, token)`` of each node and the head's cache length after."""
+    """The judge's argument: the head, the text's pairs it read, the processor, ``(depth,
+    top_k, total)``, the learner's tree's ``(parent, token)`` and its cache's length after."""
     case: str
     head: Any
     features: torch.Tensor
@@ -54,15 +52,9 @@ class Grown:
 def grown(check: CheckRun, grow, head, feature, logits, cache, processor, depth, top_k, total, what: str):
     """The learner's ``(parents, tokens)``, checked to be a tree of at most ``total`` nodes
     with distinct siblings, and the head's cache length after the call."""
-    @functools.wraps(grow)  # a failure names the learner's function
-    def grow_and_length(*args):
-        """The tree and the cache's length after it: the decider, which grows no tree, learns
-        the length from the runner's answer."""
-        return grow(*args), int(cache.get_seq_length())
-
     with torch.no_grad():
-        result, length = check.call(grow_and_length, head, feature, logits, cache, processor, depth, top_k, total,
-                                    what=what)
+        result, length = check.call(with_cache_length(grow, cache), head, feature, logits, cache, processor, depth,
+                                    top_k, total, what=what)
     parents, tokens = result if isinstance(result, tuple) and len(result) == 2 else (None, None)
     if not (is_tree(parents) and isinstance(tokens, torch.Tensor) and tokens.dtype == torch.long
             and list(tokens.shape) == [len(parents)] and len(parents) <= total):

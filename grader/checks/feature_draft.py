@@ -6,6 +6,7 @@ then a tree's nodes read with its mask and positions (lesson 9's ``tree_attentio
 ``grow_tree`` calls the step), against the reference's on the same cache.
 The reference's values are the decider's alone (grader/judges/feature_draft.py)."""
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,9 +31,8 @@ CACHE_HINT = ("with a cache, each call feeds only its new pairs, and the cache t
 
 @dataclass(frozen=True)
 class Rows:
-    """A judge's argument: the pairs the step read (features ``[B, n, d]``, tokens ``[B, n]``)
-    and the ``(next_features, logits)`` it returned, float64; for a tree's nodes, ``text``
-    true pairs come first (read with a cache), then the nodes of ``parents``."""
+    """A judge's argument: the pairs read (features ``[B, n, d]``, tokens ``[B, n]``) and what
+    the step returned, float64; on a tree, ``text`` pairs, then the nodes of ``parents``."""
     case: str
     head: Any
     features: torch.Tensor
@@ -51,16 +51,19 @@ def pairs_of(check: CheckRun, target, rows: int, length: int) -> tuple[torch.Ten
     return features[:, :-1], ids[:, 1:]
 
 
+def with_cache_length(fn: Callable[..., Any], cache: DynamicCache | None) -> Callable[..., tuple[Any, int]]:
+    """``fn``, returning also its cache's length after the call: the decider, which runs none
+    of the learner's code, learns the length from the runner's answer."""
+    @functools.wraps(fn)  # a failure names the learner's function
+    def called(*args: Any) -> tuple[Any, int]:
+        return fn(*args), 0 if cache is None else int(cache.get_seq_length())
+    return called
+
+
 def stepped(check: CheckRun, step, head, features, tokens, cache, what: str, *tree):
     """The learner's ``(next_features, logits)`` as float64 tensors of the expected shapes,
     and the cache's length after the call; ``tree``: the attention mask and position ids."""
-    @functools.wraps(step)  # a failure names the learner's function
-    def step_and_length(*args):
-        """The step's result and its cache's length after it: the decider, which runs no
-        step, learns the length from the runner's answer."""
-        return step(*args), 0 if cache is None else int(cache.get_seq_length())
-
-    result, length = check.call(step_and_length, head, features, tokens, cache, *tree, what=what)
+    result, length = check.call(with_cache_length(step, cache), head, features, tokens, cache, *tree, what=what)
     rows, n = tokens.shape
     shapes = ([rows, n, features.shape[-1]], [rows, n, head.lm_head.out_features])
     ok = (isinstance(result, tuple) and len(result) == 2
