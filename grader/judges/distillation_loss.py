@@ -85,7 +85,7 @@ def candidates(target_logits, draft_logits, kind: str, temperature: float) -> li
     positions, vocabulary = math.prod(target_logits.shape[:-1]), target_logits.shape[-1]
     swapped = {"forward_kl": "p and q swapped: KL(q‖p) is the reverse KL",
                "reverse_kl": "p and q swapped: KL(p‖q) is the forward KL"}.get(kind, "")
-    found = [(f"the value of {other}" + (f" ({swapped})" if swapped and "kl" in other else ""),
+    found: list[tuple[str, object]] = [(f"the value of {other}" + (f" ({swapped})" if swapped and "kl" in other else ""),
               float(expected_value(target_logits, draft_logits, other, temperature)))
              for other in KINDS if other != kind]
     found += [mistakes.sum_for_mean(right, positions, f"the {positions} positions"),

@@ -17,6 +17,7 @@ from solutions.eagle import eagle_loss, feature_draft_step, unrolled_eagle_loss
 
 if TYPE_CHECKING:  # types only: a judge reads what its check gives it, never the check's code
     from grader.checks.harness import CheckRun
+    from grader.checks.loss_suite import Gradients
     from grader.checks.unrolled_loss import Unroll, Unrolled
 
 TOLERANCE = 1e-10  # the loss, float64
@@ -48,7 +49,7 @@ def eagle_1(head, features, tokens, target_logits, steps: int, feature_weight: f
     return eagle_loss(predicted, features[:, 1:], logits, target_logits[:, 1:], feature_weight, token_weight)
 
 
-def reference(setting: Unroll) -> tuple[float, loss_suite.Gradients, dict[str, torch.Tensor]]:
+def reference(setting: Unroll) -> tuple[float, Gradients, dict[str, torch.Tensor]]:
     """The expected ``(loss, {own parameter: gradient}, own weights after one Adam step)``,
     through the check's own steps."""
     value, grads, _, weights = setting.run(eagle_1 if setting.steps == 1 else unrolled_eagle_loss)
