@@ -31,6 +31,6 @@ def test_generator_property_passes_an_honoured_generator_and_fails_a_global_one(
     case = check_module.CASES[3]
     for verify, holds in ((verifier, True), (global_draws(verifier), False)):
         check = CheckRun(exercises.get(exercise), None, seed=0)
-        rounds.generator_property(check, check_module.ADAPTER, verify, case)
+        rounds.Generator(case)(check, check_module.SUITE.adapter, verify)
         assert check.properties == 1
         assert [f.name for f in check.findings] == ([] if holds else ["the generator argument is honoured"])

@@ -11,6 +11,7 @@ their laws): the decider's alone (grader/judges/batched_verify.py).
 """
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -18,12 +19,14 @@ import torch
 from grader.checks import verifier_rounds as rounds
 from grader.checks.harness import CheckRun
 from grader.observers.host_syncs import HostSyncCounter, TorchCalls
-from grader.oracle.verifier_cases import build_cases, equal_distributions, zero_target_rounds
+from grader.oracle.cases import LawCase
+from grader.oracle.verifier_cases import RoundCase, build_cases, equal_case, zero_target_case
+from grader.oracle.verifier_judged import LawRounds, RowRounds
 
 LAW_DRAWS = 2000
 CASES = build_cases(LAW_DRAWS)
-SMALL_DRAWS = 20
-EQUAL_DRAWS = 250
+EQUAL = equal_case(250)  # p == q in 3 rows: many rounds, so that a rule rejecting now and then shows
+ZERO_TARGET, ZERO_TARGET_DRAFTS = zero_target_case(20)  # in 2 rows, the second's rounds reversed
 LOOP_HINT = ("a batched verifier works on whole tensors: its number of torch calls must not grow "
              "with the batch B or the number of drafts k",
              "work on whole [B, k] and [B, k+1, V] tensors: gather the drafts' probabilities, "
@@ -35,94 +38,69 @@ SYNC_HINT = ("the verifier must never wait for a tensor's value on the host: on 
              "Python conditions (.item(), .tolist(), int(), if tensor: ... all read on the host)")
 
 
-def run(check: CheckRun) -> None:
-    verify = check.function("batched_speculative_sampling")
-    devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
-    for device in devices:
-        check_equal_distributions(check, verify, device)
-    check_zero_target_drafts(check, verify)
-    rounds.generator_property(check, ADAPTER, verify, batches(CASES)[-1])
-    check_vectorised(check, verify)
-    check.stop_if_failed("law tests")
-    for batch in batches(CASES):
-        rounds.law_properties(check, ADAPTER, verify, batch)
-
-
-@dataclass(frozen=True)
-class Rows:
-    """The batched verifier's law case: cases of one (k, V), one row each, the last row a
-    twin of the first (to test that rows are independent)."""
-    cases: tuple
-
-    @property
-    def name(self) -> str:
-        return " + ".join(c.name for c in self.cases[:-1]) + " + twin"
+@dataclass(frozen=True, eq=False)
+class RowsCase(LawCase):
+    """A batch whose rows are cases of one (k, V); in a law batch the last row is a twin of
+    the first (to test that rows are independent)."""
+    cases: tuple[RoundCase, ...]  # one a row
 
     @property
     def q(self) -> list[np.ndarray]:
         return [c.q for c in self.cases]
 
-    @property
-    def draws(self) -> int:
-        return LAW_DRAWS
 
-
-@dataclass(frozen=True)
-class RowRounds:
-    """The judge's one argument: each row's law case and outcomes, and the twin row's outcomes."""
-    rows: list[rounds.LawRounds]
-    twin: list[tuple]
-
-
-def batches(cases) -> list[Rows]:
+def batches(cases: list[RoundCase]) -> list[RowsCase]:
     """The cases grouped by (k, V), each group followed by a twin of its first case."""
-    groups = defaultdict(list)
+    groups: defaultdict[tuple[int, int], list[RoundCase]] = defaultdict(list)
     for case in cases:
         groups[(case.k, case.vocab)].append(case)
-    return [Rows(tuple(group + group[:1])) for group in groups.values()]
+    return [RowsCase("+".join(c.id for c in group) + "+twin", " + ".join(c.label for c in group) + " + twin",
+                     LAW_DRAWS, tuple(group + group[:1])) for group in groups.values()]
 
 
-class Adapter(rounds.VerifierAdapter):
-    """``batched_speculative_sampling(p, q, drafts)`` on the stacked rows of a ``Rows`` case:
+def rows_of(case: RoundCase, rows: int) -> RowsCase:
+    """``case`` in each of ``rows`` rows: a batch with the case's id, label and draws."""
+    return RowsCase(case.id, case.label, case.draws, (case,) * rows)
+
+
+class Adapter(rounds.VerifierAdapter[RowsCase]):
+    """``batched_speculative_sampling(p, q, drafts)`` on the stacked rows of a ``RowsCase``:
     each call's ``(rejected_idx, token)`` per row."""
 
-    def draw(self, check: CheckRun, case: Rows, draws: int, *key) -> torch.Tensor:
-        return draw_drafts(check, case.q, draws, *key)
+    def draw(self, check: CheckRun, case: RowsCase, draws: int, *key: object) -> torch.Tensor:
+        """``[draws, B, k]``: each row's drafts drawn from its own q."""
+        return torch.stack([rounds.draw_drafts(check, q, draws, row, *key) for row, q in enumerate(case.q)], dim=1)
 
-    def answers(self, check: CheckRun, verify, case: Rows, drafts, what: str, **keywords) -> list:
-        return verified(check, verify, stacked([c.p for c in case.cases]), stacked(case.q), drafts, what,
-                        **keywords)
+    def answers(self, check: CheckRun, verify: rounds.Verify, case: RowsCase, drafts: torch.Tensor, what: str,
+                device: str = "cpu", **keywords: Any) -> list[list[tuple[int, int]]]:
+        """One call per round; ``drafts`` ``[rounds, B, k]``. Returns, per round, each row's
+        ``(rejected_idx, token)`` ints, after checking the result's types and ranges."""
+        p, q = stacked([c.p for c in case.cases], device), stacked(case.q, device)
+        results = rounds.call_rounds(check, verify, drafts.to(device), lambda d, p, q: (p, q, d), p, q,
+                                     what=what, **keywords)
+        return [parsed(check, result, *drafts.shape[1:], p.shape[-1], p.device, what) for result in results]
 
-    def law_key(self, case: Rows) -> tuple:
-        return ("laws", case.name)
+    def stops(self, answer: list[tuple[int, int]]) -> list[int]:
+        return [j for j, _ in answer]
 
-    def law_what(self, case: Rows) -> str:
-        return f"(B = {len(case.cases)} rows: {case.name})"
+    def law_key(self, case: RowsCase) -> tuple[object, ...]:
+        return ("laws", case.label)
 
-    def judged(self, case: Rows, drafts, answers: list) -> RowRounds:
+    def law_what(self, case: RowsCase) -> str:
+        return f"(B = {len(case.cases)} rows: {case.label})"
+
+    def judged(self, case: RowsCase, drafts: torch.Tensor, answers: list[Any]) -> RowRounds:
         outcomes = [[tuple(d[:j]) + (t,) for d, (j, t) in zip(drafts[:, row].tolist(), column)]
                     for row, column in enumerate(zip(*answers))]
-        return RowRounds([rounds.LawRounds(c, o) for c, o in zip(case.cases[:-1], outcomes)], outcomes[-1])
+        return RowRounds([LawRounds(c, o) for c, o in zip(case.cases[:-1], outcomes)], outcomes[-1])
 
 
-ADAPTER = Adapter(judge="laws_of_rows")
+def stacked(rows: list[np.ndarray], device: str = "cpu") -> torch.Tensor:
+    return torch.from_numpy(np.stack(rows)).to(device=device, dtype=torch.float64)
 
 
-def stacked(rows: list[np.ndarray], device="cpu", dtype=torch.float64) -> torch.Tensor:
-    return torch.from_numpy(np.stack(rows)).to(device=device, dtype=dtype)
-
-
-def verified(check: CheckRun, verify, p: torch.Tensor, q: torch.Tensor, drafts: torch.Tensor,
-             what: str, **keywords) -> list[list[tuple[int, int]]]:
-    """One call per round; ``drafts`` ``[rounds, B, k]``. Returns, per round, each row's
-    ``(rejected_idx, token)`` ints, after checking the result's types and ranges."""
-    results = rounds.call_rounds(check, verify, drafts, lambda d, p, q: (p, q, d), p, q,
-                                 what=what, **keywords)
-    return [parsed(check, result, *drafts.shape[1:], p.shape[-1], p.device, what)
-            for result in results]
-
-
-def parsed(check: CheckRun, result, batch: int, k: int, vocab: int, device, what: str):
+def parsed(check: CheckRun, result: object, batch: int, k: int, vocab: int, device: torch.device,
+           what: str) -> list[tuple[int, int]]:
     """Each row's ``(rejected_idx, token)`` ints, or a failure that says what is wrong."""
     rejected_idx, tokens = rounds.integer_pair(check, result, ("rejected_idx", "tokens"), (batch,),
                                                device, what)
@@ -136,39 +114,10 @@ def parsed(check: CheckRun, result, batch: int, k: int, vocab: int, device, what
     return pairs
 
 
-def draw_drafts(check: CheckRun, qs: list[np.ndarray], draws: int, *key) -> torch.Tensor:
-    """``[draws, B, k]``: each row's drafts drawn from its own q."""
-    return torch.stack([rounds.draw_drafts(check, q, draws, row, *key)
-                        for row, q in enumerate(qs)], dim=1)
-
-
-def check_equal_distributions(check: CheckRun, verify, device: str) -> None:
-    p, q = equal_distributions()
-    rows = 3
-    drafts = draw_drafts(check, [q] * rows, EQUAL_DRAWS, "p == q").to(device)
-    check.seed_everything("p == q", device)
-    results = verified(check, verify, stacked([p] * rows, device), stacked([q] * rows, device),
-                       drafts, f"(p == q in every row, B = {rows}, k = {len(q)}, on {device})")
-    rejected = sorted({j for pairs in results for j, _ in pairs if j != len(q)})
-    check.require("p == q accepts every draft", not rejected,
-                  f"rejected_idx was {rejected} in some rows of {EQUAL_DRAWS} rounds where "
-                  f"p[:, :k] == q; it must be k = {len(q)} everywhere", rounds.equal_hint(rejected), case=device)
-
-
-def check_zero_target_drafts(check: CheckRun, verify) -> None:
-    p, q, drafts = zero_target_rounds(SMALL_DRAWS)
-    check.seed_everything("p = 0")
-    batch = torch.from_numpy(np.stack([drafts, drafts[::-1]], axis=1).copy())
-    results = verified(check, verify, stacked([p, p]), stacked([q, q]), batch, "(draft 1 has p = 0)")
-    wrong = sorted({j for pairs in results for j, _ in pairs if j != 1})
-    check.require("a draft with p = 0 is never accepted", not wrong,
-                  f"rejected_idx was {wrong}; {rounds.ZERO_TARGET_MESSAGE}", rounds.ZERO_TARGET_HINT)
-
-
-def check_vectorised(check: CheckRun, verify) -> None:
+def vectorised(check: CheckRun, adapter: rounds.VerifierAdapter[RowsCase], verify: rounds.Verify) -> None:
     """A loop over rows or drafts makes more torch calls as B or k grows; a vectorised
     verifier makes the same number. And no read of a tensor on the host."""
-    counts = {}
+    counts: dict[tuple[int, int], int] = {}
     for batch, k in ((2, 2), (16, 8)):
         rng = np.random.default_rng(batch * 100 + k)
         p = torch.from_numpy(rng.dirichlet(np.ones(6), size=(batch, k + 1)))
@@ -186,3 +135,22 @@ def check_vectorised(check: CheckRun, verify) -> None:
         check.require("no Python loop over rows or drafts", large < small + 6,
                       f"made {small} torch calls for B = 2, k = 2 and {large} for B = 16, k = 8",
                       LOOP_HINT)
+
+
+BATCHES = batches(CASES)
+SUITE = rounds.Suite("batched_speculative_sampling", Adapter(judge="laws_of_rows"), (
+    rounds.EveryCall("p == q accepts every draft", rows_of(EQUAL, 3), EQUAL.k,
+                     f"(p == q in every row, B = 3, k = {EQUAL.k}, on {{device}})",
+                     "rejected_idx was {wrong} in some rows of {calls} rounds where p[:, :k] == q; it must be "
+                     f"k = {EQUAL.k} everywhere", rounds.EQUAL_HINT, zero_hint=rounds.NONE_REJECTED_HINT),
+    rounds.EveryCall("a draft with p = 0 is never accepted", rows_of(ZERO_TARGET, 2), 1, "(draft 1 has p = 0)",
+                     f"rejected_idx was {{wrong}}; {rounds.ZERO_TARGET_MESSAGE}", rounds.ZERO_TARGET_HINT,
+                     per_device=False,
+                     drafts=torch.from_numpy(np.stack([ZERO_TARGET_DRAFTS, ZERO_TARGET_DRAFTS[::-1]], axis=1))),
+    rounds.Generator(BATCHES[-1]),
+    vectorised,
+    rounds.Laws(tuple(BATCHES), unless_failed=True)))
+
+
+def run(check: CheckRun) -> None:
+    SUITE.run(check)

@@ -1,30 +1,14 @@
 """Check `expected_acceptance`: α = Σ min(p, q) over the last dim on hand-made rows (equal,
 disjoint, one-hot, skewed and flat, any leading dims), equal to 1 − TV(p, q) to 1e-12 (the
 decider's alone: grader/judges/expected_acceptance.py), and symmetric in p and q."""
-from dataclasses import dataclass
-
 import torch
 
 from grader.checks.harness import CheckRun
+from grader.oracle.verifier_judged import ACCEPTANCE_HINT as HINT
+from grader.oracle.verifier_judged import ACCEPTANCE_TOLERANCE as TOLERANCE
+from grader.oracle.verifier_judged import Alphas
 
 VOCAB = 5
-TOLERANCE = 1e-12
-HINT = ("α is the chance that a draft x ~ q survives the verifier, which accepts it with probability "
-        "min(1, p(x)/q(x)): one number per position, an expectation over the whole vocabulary (the last dim). "
-        "It is not q at the drafted token, nor Σ q², nor the mean of p/q.",
-        "Σ_x q(x) · min(1, p(x)/q(x)) = Σ_x min(p(x), q(x)), which also equals 1 − ½ Σ |p − q|.",
-        "torch.minimum(p, q).sum(dim=-1)")
-
-
-@dataclass(frozen=True)
-class Alphas:
-    """What the judge compares: the learner's ``alpha`` ``[...]`` (float64, on the CPU) for the
-    rows ``p``, ``q`` ``[..., V]`` of the case ``name`` (``what`` says where, in a message)."""
-    name: str
-    p: torch.Tensor
-    q: torch.Tensor
-    alpha: torch.Tensor
-    what: str
 
 
 def hand_made_rows() -> tuple[torch.Tensor, torch.Tensor]:

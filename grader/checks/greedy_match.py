@@ -1,14 +1,13 @@
 """Check `greedy_match`: the returned pair, and exact agreement with argmax matching on
 soft, one-hot and tied target rows, for k = 1, 3 and 5 (the decider's alone:
 grader/judges/greedy_match.py)."""
-from dataclasses import dataclass
-
 import numpy as np
 import torch
 
 from grader.checks import verifier_rounds as rounds
 from grader.checks.harness import CheckRun
 from grader.oracle.verifier_cases import CONSTRUCTION_SEED, dirichlet, one_hot
+from grader.oracle.verifier_judged import Answered
 
 VOCAB = 6
 ROUNDS_PER_STOP = 4  # rounds for every stop position 0..k
@@ -30,19 +29,9 @@ FAMILIES = {  # name -> (rng, rows) -> target rows [rows, VOCAB]
 }
 
 
-@dataclass(frozen=True)
-class Answered:
-    """What the judge compares, for one family of target rows on one dtype and device
-    (``case``): for each k, the target rows ``[k + 1, V]``, the drafts ``[n, k]`` and the
-    ``n`` ``(rejected_idx, token)`` pairs the learner returned."""
-    case: str
-    rounds: list[tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]]
-
-
 def run(check: CheckRun) -> None:
     greedy_match = check.function("greedy_match")
-    devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
-    for device in devices:
+    for device in rounds.devices():
         for dtype in (torch.float64, torch.float32):
             for index, (family, build) in enumerate(FAMILIES.items()):
                 rng = np.random.default_rng([CONSTRUCTION_SEED, index])  # fixed rows and drafts

@@ -1,12 +1,11 @@
 """Check `max_fn`: ``norm(max(0, x))`` over the last dim for any leading dims, the dtype and
 device kept, and rows with no positive entry (p == q at a position) giving zeros, not NaN.
 The expected values are the decider's alone (grader/judges/max_fn.py)."""
-from dataclasses import dataclass
-
 import torch
 
+from grader.checks import verifier_rounds as rounds
 from grader.checks.harness import CheckRun
-from grader.verdict import Hint
+from grader.oracle.verifier_judged import Outputs
 
 SHAPES = [(7,), (4, 7), (7, 7), (2, 3, 7), (1, 1, 7)]  # (7, 7): a sum over the wrong dim shows
 FORMULA_HINT = ("keep the positive part of every entry, then normalise each row over the last dim "
@@ -26,21 +25,9 @@ SHAPE_HINT = ("the output has the input's shape: every row normalised where it s
               "reduce with keepdim=True and divide by broadcasting")
 
 
-@dataclass(frozen=True)
-class Outputs:
-    """What the judge compares: ``prop`` holds on ``case`` when each of ``outputs`` is
-    ``norm(max(0, x))`` of its tensor in ``inputs`` (same shapes, any dtype and device)."""
-    prop: str
-    inputs: list[torch.Tensor]
-    outputs: list[torch.Tensor]
-    hint: Hint
-    case: str = ""
-
-
 def run(check: CheckRun) -> None:
     max_fn = check.function("max_fn")
-    devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
-    for device in devices:
+    for device in rounds.devices():
         for dtype in (torch.float64, torch.float32):
             where = f"{str(dtype).removeprefix('torch.')} on {device}"
             inputs = [differences(check, shape, dtype, device) for shape in SHAPES]

@@ -1,13 +1,11 @@
 """Check `processors`: distributions of the logits' shape that sum to 1, equal to the
 reference's on edge cases too (the decider's alone: grader/judges/processors.py), and a χ²
 test that ``sample`` draws from the distribution it is given (the processor's own first row)."""
-from dataclasses import dataclass
-
 import torch
 
 from grader.checks.harness import CheckRun
 from grader.oracle import stats
-from grader.verdict import Hint
+from grader.oracle.verifier_judged import Distributions
 
 VOCAB = 10
 SAMPLE_DRAWS = 3000
@@ -53,18 +51,6 @@ HINTS = {  # each processor's hint, in levels: the idea, then the step, then the
 SAMPLE_HINT = ("sample must draw token i with probability probs[..., i], independently for every row.",
                "torch.multinomial(probs, 1), or the exponential race argmax(probs / Exp(1)), which needs "
                "no host sync.")
-
-
-@dataclass(frozen=True)
-class Distributions:
-    """What the judges compare: ``probs`` (float64, the ``logits``' shape ``[5, V]``) that the
-    learner's processor ``name(**kwargs)`` gave, shown as ``label``, with its ``hint``."""
-    label: str
-    name: str
-    kwargs: dict
-    logits: torch.Tensor
-    probs: torch.Tensor
-    hint: Hint
 
 
 def test_logits() -> torch.Tensor:

@@ -1,86 +1,66 @@
-"""Check `speculative_sampling`: the returned pair, p == q, drafts with p = 0, the
-``generator`` argument, then the exact laws of its rounds over the fixed (p, q) cases
-(the decider's alone: grader/judges/verifier_rounds.py)."""
+"""Check `speculative_sampling`, declared as a verifier suite spec (grader/checks/verifier_rounds.py):
+the returned pair, p == q, drafts with p = 0, the ``generator`` argument, then the exact laws
+of its rounds over the fixed (p, q) cases (the decider's alone: grader/judges/verifier_rounds.py)."""
+from typing import Any
+
 import torch
 
 from grader.checks import verifier_rounds as rounds
 from grader.checks.harness import CheckRun
-from grader.oracle.verifier_cases import build_cases, equal_distributions, zero_target_rounds
+from grader.oracle.verifier_cases import RoundCase, build_cases, equal_case, zero_target_case
+from grader.oracle.verifier_judged import LawRounds
 
 LAW_DRAWS = 2000
 CASES = build_cases(LAW_DRAWS)
-FLOAT32_CASES = {CASES[-1].name}  # models often give float32 distributions
-SMALL_DRAWS = 20  # rounds for each deterministic property
-EQUAL_DRAWS = 250  # p == q: many rounds, so that a rule rejecting now and then shows
+FLOAT32_CASES = {"mixed-k5"}  # ids of the cases given as float32, as models often give them
+EQUAL = equal_case(250)  # p == q: many rounds, so that a rule rejecting now and then shows
+ZERO_TARGET, ZERO_TARGET_DRAFTS = zero_target_case(20)
 
 
-def run(check: CheckRun) -> None:
-    verify = check.function("speculative_sampling")
-    devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
-    for device in devices:
-        check_equal_distributions(check, verify, device)
-    check_zero_target_drafts(check, verify)
-    rounds.generator_property(check, ADAPTER, verify, CASES[2])  # flat rows, k = 5: many answers
-    for case in CASES:
-        rounds.law_properties(check, ADAPTER, verify, case)
-
-
-def arrange(draft, target, proposal):
-    return target, proposal, draft
-
-
-class Adapter(rounds.VerifierAdapter):
+class Adapter(rounds.VerifierAdapter[RoundCase]):
     """``speculative_sampling(p, q, drafts)`` on a case's rows (float32 for FLOAT32_CASES):
     each call's ``(rejected_idx, token)``, read as the round's emitted tokens for the laws."""
 
-    def answers(self, check: CheckRun, verify, case, drafts, what: str, **keywords) -> list:
+    def draw(self, check: CheckRun, case: RoundCase, draws: int, *key: object) -> torch.Tensor:
+        return rounds.draw_drafts(check, case.q, draws, *key)
+
+    def answers(self, check: CheckRun, verify: rounds.Verify, case: RoundCase, drafts: torch.Tensor, what: str,
+                device: str = "cpu", **keywords: Any) -> list[tuple[int, int]]:
         dtype = self.dtype(case)
-        return verified(check, verify, torch.from_numpy(case.p).to(dtype), torch.from_numpy(case.q).to(dtype),
-                        drafts, what, **keywords)
+        target, proposal = (torch.from_numpy(rows).to(device=device, dtype=dtype) for rows in (case.p, case.q))
+        results = rounds.call_rounds(check, verify, drafts.to(device), arrange, target, proposal, what=what,
+                                     **keywords)
+        return [rounds.parsed(check, result, case.k, case.vocab, target.device, what) for result in results]
 
-    def law_what(self, case) -> str:
-        return f"({case.name}, {self.dtype(case)})"
+    def stops(self, answer: tuple[int, int]) -> list[int]:
+        return [answer[0]]
 
-    def judged(self, case, drafts, answers: list) -> rounds.LawRounds:
-        return rounds.LawRounds(case, [tuple(d[:j]) + (t,) for d, (j, t) in zip(drafts.tolist(), answers)])
+    def law_what(self, case: RoundCase) -> str:
+        return f"({case.label}, {self.dtype(case)})"
+
+    def judged(self, case: RoundCase, drafts: torch.Tensor, answers: list[Any]) -> LawRounds:
+        return LawRounds(case, [tuple(d[:j]) + (t,) for d, (j, t) in zip(drafts.tolist(), answers)])
 
     @staticmethod
-    def dtype(case) -> torch.dtype:
-        return torch.float32 if case.name in FLOAT32_CASES else torch.float64
+    def dtype(case: RoundCase) -> torch.dtype:
+        return torch.float32 if case.id in FLOAT32_CASES else torch.float64
 
 
-ADAPTER = Adapter()
+def arrange(draft: torch.Tensor, target: torch.Tensor, proposal: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    return target, proposal, draft
 
 
-def verified(check: CheckRun, verify, target, proposal, drafts, what: str, **keywords):
-    """The ``(rejected_idx, token)`` ints of one round per row of ``drafts`` ``[n, k]``."""
-    results = rounds.call_rounds(check, verify, drafts, arrange, target, proposal, what=what,
-                                 **keywords)
-    k, vocab = drafts.shape[-1], target.shape[-1]
-    return [rounds.parsed(check, result, k, vocab, target.device, what) for result in results]
+SUITE = rounds.Suite("speculative_sampling", Adapter(), (
+    rounds.EveryCall("p == q accepts every draft", EQUAL, EQUAL.k, f"(p == q, k = {EQUAL.k}, on {{device}})",
+                     "rejected_idx was {wrong} in some of {calls} rounds where target_dists[:k] == "
+                     f"proposal_dists; it must be k = {EQUAL.k} every time", rounds.EQUAL_HINT,
+                     zero_hint=rounds.NONE_REJECTED_HINT),
+    rounds.EveryCall("a draft with p = 0 is never accepted", ZERO_TARGET, 1, "(draft 1 has p = 0)",
+                     f"rejected_idx was {{wrong}}; {rounds.ZERO_TARGET_MESSAGE}", rounds.ZERO_TARGET_HINT,
+                     per_device=False, drafts=torch.from_numpy(ZERO_TARGET_DRAFTS)),
+    rounds.Generator(CASES[2]),  # flat rows, k = 5: many answers
+    rounds.Laws(tuple(CASES))))
 
 
-def check_equal_distributions(check: CheckRun, verify, device: str) -> None:
-    """p == q: every draft is accepted (min(1, p/q) = 1), and nothing is NaN."""
-    target, proposal = equal_distributions()
-    drafts = rounds.draw_drafts(check, proposal, EQUAL_DRAWS, "p == q").to(device)
-    target, proposal = torch.from_numpy(target).to(device), torch.from_numpy(proposal).to(device)
-    check.seed_everything("p == q", device)
-    k = len(proposal)
-    pairs = verified(check, verify, target, proposal, drafts, f"(p == q, k = {k}, on {device})")
-    rejected = sorted({j for j, _ in pairs if j != k})
-    check.require("p == q accepts every draft", not rejected,
-                  f"rejected_idx was {rejected} in some of {EQUAL_DRAWS} rounds where "
-                  f"target_dists[:k] == proposal_dists; it must be k = {k} every time",
-                  rounds.equal_hint(rejected), case=device)
-
-
-def check_zero_target_drafts(check: CheckRun, verify) -> None:
-    """A draft the target gives probability 0 is never accepted."""
-    target, proposal, drafts = zero_target_rounds(SMALL_DRAWS)
-    check.seed_everything("p = 0")
-    pairs = verified(check, verify, torch.from_numpy(target), torch.from_numpy(proposal),
-                     torch.from_numpy(drafts), "(draft 1 has p = 0)")
-    wrong = sorted({j for j, _ in pairs if j != 1})
-    check.require("a draft with p = 0 is never accepted", not wrong,
-                  f"rejected_idx was {wrong}; {rounds.ZERO_TARGET_MESSAGE}", rounds.ZERO_TARGET_HINT)
+def run(check: CheckRun) -> None:
+    SUITE.run(check)

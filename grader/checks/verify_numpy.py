@@ -1,17 +1,21 @@
-"""Check `speculative_decoding_verify` (the numpy warm-up): the list it returns, inputs
-given as lists, p == q, drafts with p = 0, then the exact laws of its rounds over the
-fixed (p, q) cases (the decider's alone: grader/judges/verifier_rounds.py). It draws from
-numpy's global generator, which the check seeds."""
+"""Check `speculative_decoding_verify` (the numpy warm-up), declared as a verifier suite spec
+(grader/checks/verifier_rounds.py): the list it returns, inputs given as lists, p == q,
+drafts with p = 0, then the exact laws of its rounds over the fixed (p, q) cases (the
+decider's alone: grader/judges/verifier_rounds.py). It draws from numpy's global generator,
+which the check seeds."""
+from typing import Any
+
 import numpy as np
 
 from grader.checks import verifier_rounds as rounds
 from grader.checks.harness import CheckRun
-from grader.oracle.verifier_cases import build_cases, equal_distributions, zero_target_rounds
+from grader.oracle.verifier_cases import RoundCase, build_cases, equal_case, zero_target_case
 
 LAW_DRAWS = 2000
 CASES = build_cases(LAW_DRAWS)
-SMALL_DRAWS = 20  # rounds for each deterministic property
-EQUAL_DRAWS = 250  # p == q: many rounds, so that a rule rejecting now and then shows
+LIST_CALLS = 20  # calls with inputs given as lists
+EQUAL = equal_case(250)  # p == q: many rounds, so that a rule rejecting now and then shows
+ZERO_TARGET, ZERO_TARGET_DRAFTS = zero_target_case(20)
 LIST_HINT = ("a round returns the ids of the tokens it emits, as a plain list of Python ints",
              "build a Python list and append int(token) for every emitted token; floats, tensors and "
              "None are not token ids")
@@ -19,41 +23,35 @@ STOP_HINT = ("a round emits the accepted drafts, in order, then one token: the c
              "the first rejection (then return at once) or the bonus from the last target row")
 
 
-def run(check: CheckRun) -> None:
-    verify = check.function("speculative_decoding_verify")
-    check_list_inputs(check, verify)
-    check_equal_distributions(check, verify)
-    check_zero_target_drafts(check, verify)
-    for case in CASES:
-        rounds.law_properties(check, ADAPTER, verify, case)
-
-
-def arrange(draft, target, proposal, vocab):
-    return draft, proposal, target, vocab
-
-
-class Adapter(rounds.VerifierAdapter):
+class Adapter(rounds.VerifierAdapter[RoundCase]):
     """``speculative_decoding_verify(drafts, q, p, V)`` on a case's numpy rows, the drafts
     as lists: each call's emitted tokens, as a tuple."""
 
-    def draw(self, check: CheckRun, case, draws: int, *key) -> list[list[int]]:
-        return super().draw(check, case, draws, *key).tolist()
+    def draw(self, check: CheckRun, case: RoundCase, draws: int, *key: object) -> list[list[int]]:
+        return rounds.draw_drafts(check, case.q, draws, *key).tolist()
 
-    def answers(self, check: CheckRun, verify, case, drafts, what: str, **keywords) -> list:
+    def answers(self, check: CheckRun, verify: rounds.Verify, case: RoundCase, drafts: list[list[int]], what: str,
+                device: str = "cpu", **keywords: Any) -> list[tuple[int, ...]]:
         return verified(check, verify, case.p, case.q, drafts, what)
 
+    def stops(self, answer: tuple[int, ...]) -> list[int]:
+        return [len(answer) - 1]
 
-ADAPTER = Adapter()
+
+def arrange(draft: list[int], target: Any, proposal: Any, vocab: int) -> tuple[Any, ...]:
+    return draft, proposal, target, vocab
 
 
-def verified(check: CheckRun, verify, target, proposal, drafts: list[list[int]], what: str):
-    """The emitted tokens of one round per draft list, as tuples (checked for shape)."""
+def verified(check: CheckRun, verify: rounds.Verify, target: Any, proposal: Any, drafts: list[list[int]],
+             what: str) -> list[tuple[int, ...]]:
+    """The emitted tokens of one round per draft list, as tuples (checked for shape);
+    ``target`` and ``proposal`` arrays or lists of lists."""
     vocab = len(target[0])
     results = rounds.call_rounds(check, verify, drafts, arrange, target, proposal, vocab, what=what)
     return [emitted(check, result, draft, vocab, what) for draft, result in zip(drafts, results)]
 
 
-def emitted(check: CheckRun, result, draft: list[int], vocab: int, what: str) -> tuple:
+def emitted(check: CheckRun, result: object, draft: list[int], vocab: int, what: str) -> tuple[int, ...]:
     """The ids one round returned, as a tuple, or a failure that says what is wrong with them."""
     if isinstance(result, np.ndarray) and result.ndim == 1:
         result = result.tolist()
@@ -72,33 +70,26 @@ def emitted(check: CheckRun, result, draft: list[int], vocab: int, what: str) ->
     return tokens
 
 
-def check_list_inputs(check: CheckRun, verify) -> None:
+def list_inputs(check: CheckRun, adapter: rounds.VerifierAdapter[RoundCase], verify: rounds.Verify) -> None:
     """Python lists work as well as arrays (deep-ml passes lists)."""
     case = CASES[1]
-    drafts = rounds.draw_drafts(check, case.q, SMALL_DRAWS, "lists").tolist()
+    drafts = adapter.draw(check, case, LIST_CALLS, "lists")
     check.seed_everything("lists")
     verified(check, verify, case.p.tolist(), case.q.tolist(), drafts,
              "(draft_probs and target_probs given as lists of lists)")
 
 
-def check_equal_distributions(check: CheckRun, verify) -> None:
-    target, proposal = equal_distributions()
-    drafts = rounds.draw_drafts(check, proposal, EQUAL_DRAWS, "p == q").tolist()
-    check.seed_everything("p == q")
-    outcomes = verified(check, verify, target, proposal, drafts, "(p == q)")
-    k = len(proposal)
-    short = sorted({len(o) - 1 for o in outcomes if len(o) != k + 1})
-    check.require("p == q accepts every draft", not short,
-                  f"some rounds accepted only {short} of {k} drafts where draft_probs == "
-                  f"target_probs[:k]; all {k} must be accepted, then the bonus token",
-                  rounds.EQUAL_HINT)
+SUITE = rounds.Suite("speculative_decoding_verify", Adapter(), (
+    list_inputs,
+    rounds.EveryCall("p == q accepts every draft", EQUAL, EQUAL.k, "(p == q)",
+                     "some rounds accepted only {wrong} of " f"{EQUAL.k} drafts where draft_probs == "
+                     f"target_probs[:k]; all {EQUAL.k} must be accepted, then the bonus token", rounds.EQUAL_HINT,
+                     per_device=False),
+    rounds.EveryCall("a draft with p = 0 is never accepted", ZERO_TARGET, 1, "(draft 1 has p = 0)",
+                     f"some rounds accepted {{wrong}} drafts; {rounds.ZERO_TARGET_MESSAGE}", rounds.ZERO_TARGET_HINT,
+                     per_device=False, drafts=ZERO_TARGET_DRAFTS.tolist()),
+    rounds.Laws(tuple(CASES))))
 
 
-def check_zero_target_drafts(check: CheckRun, verify) -> None:
-    target, proposal, drafts = zero_target_rounds(SMALL_DRAWS)
-    check.seed_everything("p = 0")
-    outcomes = verified(check, verify, target, proposal, drafts.tolist(), "(draft 1 has p = 0)")
-    wrong = sorted({len(o) - 1 for o in outcomes if len(o) != 2})
-    check.require("a draft with p = 0 is never accepted", not wrong,
-                  f"some rounds accepted {wrong} drafts; {rounds.ZERO_TARGET_MESSAGE}",
-                  rounds.ZERO_TARGET_HINT)
+def run(check: CheckRun) -> None:
+    SUITE.run(check)

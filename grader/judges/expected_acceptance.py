@@ -2,12 +2,14 @@
 what a wrong α equals when it is a usual mistake."""
 import torch
 
-from grader.checks.expected_acceptance import HINT, TOLERANCE, Alphas
-from grader.checks.harness import CheckRun
 from grader.judges import mistakes
+from grader.judges.verifier_rounds import Recorder
+from grader.oracle.verifier_judged import ACCEPTANCE_HINT as HINT
+from grader.oracle.verifier_judged import ACCEPTANCE_TOLERANCE as TOLERANCE
+from grader.oracle.verifier_judged import Alphas
 
 
-def compare(check: CheckRun, judged: Alphas) -> None:
+def compare(check: Recorder, judged: Alphas) -> None:
     """Require the learner's ``alpha`` (float64, on the CPU) to equal 1 − ½ Σ |p − q| to TOLERANCE."""
     name, p, q, alpha, what = judged.name, judged.p, judged.q, judged.alpha, judged.what
     one_minus_tv = 1 - 0.5 * (p - q).abs().sum(-1)

@@ -4,9 +4,9 @@ from collections import Counter
 
 import numpy as np
 
-from grader.checks.greedy_match import Answered
-from grader.checks.harness import CheckRun
 from grader.judges import mistakes
+from grader.judges.verifier_rounds import Recorder
+from grader.oracle.verifier_judged import Answered
 
 SHOWN_ROWS = 5  # distinct wrong rounds shown in a verdict's table
 HINT = ("greedy verification keeps a draft only when it is the target's most likely token at its "
@@ -40,7 +40,7 @@ MISTAKES = {  # a usual mistake -> the answer it gives: (target rows, drafts) ->
 }
 
 
-def compare(check: CheckRun, answered: Answered) -> None:
+def compare(check: Recorder, answered: Answered) -> None:
     """Require every round's ``(rejected_idx, token)`` to be ``expected``'s (argmax matching on
     ``answered.case``)."""
     wrong = Counter()  # a distinct wrong row -> how many rounds gave it

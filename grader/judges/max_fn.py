@@ -2,9 +2,9 @@
 what a wrong output equals when it is a usual mistake."""
 import torch
 
-from grader.checks.harness import CheckRun
-from grader.checks.max_fn import Outputs
 from grader.judges import mistakes
+from grader.judges.verifier_rounds import Recorder
+from grader.oracle.verifier_judged import Outputs
 
 
 def expected(x: torch.Tensor) -> torch.Tensor:
@@ -24,7 +24,7 @@ def usual_mistakes(x: torch.Tensor) -> list[tuple[str, torch.Tensor]]:
             ("softmax(x): max_fn normalises the positive part, with no exponential", x.double().cpu().softmax(-1))]
 
 
-def compare(check: CheckRun, judged: Outputs) -> None:
+def compare(check: Recorder, judged: Outputs) -> None:
     """Require every output to equal ``expected`` of its input (``judged.prop`` on its case);
     show the worst entries."""
     prop, hint, case = judged.prop, judged.hint, judged.case

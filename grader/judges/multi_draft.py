@@ -2,10 +2,11 @@
 of ``(index, token)`` (grader/oracle/tree_laws.py) with its two marginals."""
 import functools
 
-from grader.checks.harness import CheckRun
-from grader.checks.multi_draft import Case, OneHotAnswers
-from grader.checks.verifier_rounds import LAW_TEST, LawRounds
+from grader.judges.verifier_rounds import Recorder
 from grader.oracle import stats, tree_laws
+from grader.oracle.stats import LAW_TEST
+from grader.oracle.verifier_cases import MultiDraftCase
+from grader.oracle.verifier_judged import LawRounds, OneHotAnswers
 
 JOINT_HINT = ("with m drafts the answer must still follow p exactly: the drafts are tried in their own "
               "order, each against what is left of p after the earlier rejections, each with a random "
@@ -24,7 +25,7 @@ INDEX_HINT = ("index i has probability β_0 ⋯ β_(i−1) · (1 − β_i), β_j
               "each against its own residual r_j.")
 
 
-def one_hot_target(check: CheckRun, answers: OneHotAnswers) -> None:
+def one_hot_target(check: Recorder, answers: OneHotAnswers) -> None:
     """With p the one-hot of ``token``, the first draft equal to it is accepted (index m if
     none is), and the token is always ``token``."""
     token, drafts, pairs = answers.token, answers.drafts, answers.pairs
@@ -37,19 +38,19 @@ def one_hot_target(check: CheckRun, answers: OneHotAnswers) -> None:
 
 
 @functools.cache
-def law(case: Case) -> dict:
+def law(case: MultiDraftCase) -> dict[tuple[int, int], float]:
     """The exact law of ``(index, token)``, once per case (a case is its own key)."""
     return tree_laws.multi_draft_law(case.p, case.q, case.m)
 
 
-def laws(check: CheckRun, rounds: LawRounds) -> None:
+def laws(check: Recorder, rounds: LawRounds[MultiDraftCase]) -> None:
     """The joint law of the returned ``(index, token)`` pairs, the token's and the index's."""
     case, pairs = rounds.case, rounds.outcomes
-    check.test(f"{case.name}: joint law of index and token",
+    check.test(f"{case.label}: joint law of index and token",
                stats.goodness_of_fit(pairs, law(case), "(index, token)", **LAW_TEST), JOINT_HINT)
-    check.test(f"{case.name}: law of the token",
+    check.test(f"{case.label}: law of the token",
                stats.goodness_of_fit([t for _, t in pairs], tree_laws.marginal(law(case), lambda o: o[1]),
                                      "token", **LAW_TEST), TOKEN_HINT, case="must be p")
-    check.test(f"{case.name}: law of the index",
+    check.test(f"{case.label}: law of the index",
                stats.goodness_of_fit([i for i, _ in pairs], tree_laws.marginal(law(case), lambda o: o[0]),
                                      "index", **LAW_TEST), INDEX_HINT)

@@ -1,13 +1,13 @@
 """The processors check's expected values: the reference processors' distributions."""
 import torch
 
-from grader.checks.harness import CheckRun
-from grader.checks.processors import Distributions
 from grader.judges import mistakes
+from grader.judges.verifier_rounds import Recorder
+from grader.oracle.verifier_judged import Distributions
 from solutions import sampling as reference
 
 
-def compare(check: CheckRun, judged: Distributions) -> None:
+def compare(check: Recorder, judged: Distributions) -> None:
     """Require ``probs`` (float64) to be the reference ``name(**kwargs)``'s distribution of
     ``logits`` to 1e-5; show the worst entries."""
     label, name, kwargs, logits, probs = judged.label, judged.name, judged.kwargs, judged.logits, judged.probs
@@ -36,7 +36,7 @@ def named_mistake(name: str, kwargs: dict, logits: torch.Tensor, probs: torch.Te
     return mistakes.named_mistake(probs, at(kwargs.get("temperature", 1.0)), candidates, 1e-5)
 
 
-def unnormalised(check: CheckRun, judged: Distributions) -> None:
+def unnormalised(check: Recorder, judged: Distributions) -> None:
     """Stop the check: the rows of ``probs`` do not sum to 1. Name what they are when a usual
     mistake explains them: the scaled logits or their log_softmax (no softmax, or the log
     one), a softmax over the first dim (the axes mixed up), or the kept tokens'

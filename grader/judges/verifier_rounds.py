@@ -1,14 +1,33 @@
-"""The verifier checks' expected values: the exact laws of a round's outcomes (the tuple of
-tokens it emits), in the closed forms of grader/oracle/verifier_laws.py, tested against the
-rounds a check drew. Shared by speculative_sampling, batched_verify and verify_numpy."""
+"""The verifier suite's judge half: the exact laws of a round's outcomes (the tuple of tokens
+it emits), in the closed forms of grader/oracle/verifier_laws.py, tested against the rounds
+a check drew (shared by speculative_sampling, batched_verify and verify_numpy), and
+``Recorder``, what every judge of the family records its properties through.
+
+A judge imports nothing of the checks: it takes one frozen dataclass of
+grader/oracle/verifier_judged.py, and its hints live here or in its own module.
+"""
 import functools
+from typing import Any, NoReturn, Protocol
 
 import numpy as np
 
-from grader.checks.harness import CheckRun
-from grader.checks.verifier_rounds import LAW_TEST, LawRounds
 from grader.oracle import stats, verifier_laws
-from grader.oracle.verifier_cases import Case
+from grader.oracle.stats import LAW_TEST
+from grader.oracle.verifier_cases import RoundCase
+from grader.oracle.verifier_judged import LawRounds
+from grader.verdict import Hint
+
+
+class Recorder(Protocol):
+    """What a judge records properties through: the check run that calls it
+    (grader/checks/harness.py's ``CheckRun``, which a judge does not import)."""
+
+    def require(self, prop: str, ok: bool, message: str, hint: Hint = "", table: Any = None, *,
+                case: str = "") -> bool: ...
+
+    def test(self, prop: str, result: stats.TestResult, hint: Hint = "", *, case: str = "") -> None: ...
+
+    def fail(self, prop: str, message: str, hint: Hint = "", table: Any = None, *, case: str = "") -> NoReturn: ...
 
 JOINT_HINT = ("a round's tokens must follow the target's law whatever the drafts: each draft is kept "
               "with the chance that p allows it, the first rejection ends the round with a token that "
@@ -40,16 +59,16 @@ BONUS_HINT = ("when all k drafts are accepted, the bonus token is the target's p
 
 
 @functools.cache
-def emission_law(case: Case) -> dict:
+def emission_law(case: RoundCase) -> dict[tuple[int, ...], float]:
     """The joint law of a round's emitted tokens, once per case (a case is its own key)."""
     return verifier_laws.emission_law(case.p, case.q)
 
 
-def test_laws(check: CheckRun, rounds: LawRounds) -> None:
+def test_laws(check: Recorder, rounds: LawRounds[RoundCase]) -> None:
     """Record the law tests of one case; its outcomes are the emitted-token tuples."""
     case, outcomes = rounds.case, rounds.outcomes
     p, q, k = case.p, case.q, case.k
-    check.test(f"{case.name}: joint law of the emitted tokens",
+    check.test(f"{case.label}: joint law of the emitted tokens",
                stats.goodness_of_fit(outcomes, emission_law(case), "emitted sequence", show_tokens,
                                      **LAW_TEST),
                JOINT_HINT)
@@ -61,25 +80,25 @@ def test_laws(check: CheckRun, rounds: LawRounds) -> None:
     result.message += (f"; mean {np.mean(counts):.3f} accepted, exact {expected_mean:.3f} "
                        f"(acceptance rates Σ min(p_i, q_i) = "
                        f"{', '.join(f'{a:.3f}' for a in verifier_laws.acceptance_rates(p, q))})")
-    check.test(f"{case.name}: law of the accepted count", result,
+    check.test(f"{case.label}: law of the accepted count", result,
                TOO_MANY_ACCEPTED if np.mean(counts) > expected_mean else TOO_FEW_ACCEPTED)
 
-    check.test(f"{case.name}: law of the first token",
+    check.test(f"{case.label}: law of the first token",
                stats.goodness_of_fit([o[0] for o in outcomes], verifier_laws.first_token_law(p),
                                      "first token", **LAW_TEST), FIRST_TOKEN_HINT, case="must be p_0")
 
     corrections = [(len(o) - 1, o[-1]) for o in outcomes if len(o) <= k]
-    check.test(f"{case.name}: law of the correction token given the stop position",
+    check.test(f"{case.label}: law of the correction token given the stop position",
                stats.conditional_goodness_of_fit(corrections, verifier_laws.correction_laws(p, q),
                                                  "correction token", "stop position", **LAW_TEST),
                CORRECTION_HINT)
 
     bonuses = [o[-1] for o in outcomes if len(o) == k + 1]
     if bonuses:
-        check.test(f"{case.name}: law of the bonus token",
+        check.test(f"{case.label}: law of the bonus token",
                    stats.goodness_of_fit(bonuses, verifier_laws.bonus_law(p), "bonus token", **LAW_TEST),
                    BONUS_HINT, case=f"all {k} accepted")
 
 
-def show_tokens(tokens: tuple) -> str:
+def show_tokens(tokens: tuple[int, ...]) -> str:
     return " ".join(map(str, tokens))

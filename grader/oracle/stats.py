@@ -24,6 +24,11 @@ import numpy as np
 from scipy import stats as scipy_stats
 
 MIN_EXPECTED = 5.0  # cells expected fewer times than this are pooled (Pearson's χ² rule)
+# The exact-law tests of the verifier and tree checks: G-tests with every cell expected ≥ 20
+# times. Simulated, their χ² tail holds where Holm's thresholds lie (p ≈ 2e-5); Pearson's χ²
+# with cells ≥ 5 overstates significance there 2–3 times (a cell expected 5 times has a heavy
+# upper tail), which would spend the family error rate several times over.
+LAW_TEST = {"statistic": "log-likelihood", "min_expected": 20.0}
 TABLE_ROWS = 5
 STATISTICS = {"pearson": "χ²", "log-likelihood": "G"}  # scipy's power_divergence names
 SIMULATE_BELOW = 1e-2  # asymptotic p-values under this are checked by simulation

@@ -6,20 +6,24 @@ wrong row shows. The families cover what speculative decoding meets in practice:
 and flat distributions, a drafter nearly equal to the target, disjoint supports, target
 zeros under the drafter's mass, and one-hot rows (greedy decoding). The cases are fixed
 (built from a constant seed), so the power measured for them is the power of the check.
+A verifier of ``m`` drafts of one position (lesson 9) has cases of its own kind,
+``MultiDraftCase``.
 """
 from dataclasses import dataclass
 
 import numpy as np
 
+from grader.oracle.cases import LawCase
+
 CONSTRUCTION_SEED = 20230517
 
 
 @dataclass(frozen=True, eq=False)
-class Case:
-    name: str
-    p: np.ndarray  # [k+1, V] target rows; the last one is for the bonus token
-    q: np.ndarray  # [k, V] draft rows
-    draws: int  # rounds drawn for the law tests
+class RoundCase(LawCase):
+    """A round of ``k`` drafts: ``p`` ``[k+1, V]`` the target's rows (the last for the bonus
+    token), ``q`` ``[k, V]`` the drafter's, each row a distribution."""
+    p: np.ndarray
+    q: np.ndarray
 
     @property
     def k(self) -> int:
@@ -27,7 +31,16 @@ class Case:
 
     @property
     def vocab(self) -> int:
-        return self.p.shape[-1]
+        return int(self.p.shape[-1])
+
+
+@dataclass(frozen=True, eq=False)
+class MultiDraftCase(LawCase):
+    """``m`` i.i.d. drafts of one position: ``p`` ``[V]`` the target's distribution, ``q``
+    ``[V]`` the drafter's, from which the drafts are drawn."""
+    p: np.ndarray
+    q: np.ndarray
+    m: int
 
 
 def dirichlet(rng, rows: int, vocab: int, concentration: float) -> np.ndarray:
@@ -59,7 +72,7 @@ def disjoint(rng, rows: int, vocab: int, lower: bool) -> np.ndarray:
     return out
 
 
-def build_cases(draws: int) -> list[Case]:
+def build_cases(draws: int) -> list[RoundCase]:
     """The fixed cases, each drawn ``draws`` times by a law test."""
     rng = np.random.default_rng(CONSTRUCTION_SEED)
     skewed3 = dirichlet(rng, 4, 6, 0.3)
@@ -74,35 +87,36 @@ def build_cases(draws: int) -> list[Case]:
         with_zeros(rng, dirichlet(rng, 1, 5, 1.0), 2),  # sparse drafter
     ])
     return [
-        Case("skewed, k=1", dirichlet(rng, 2, 6, 0.3), dirichlet(rng, 1, 6, 0.3), draws),
-        Case("skewed, k=3", skewed3, dirichlet(rng, 3, 6, 0.3), draws),
-        Case("flat, k=5", dirichlet(rng, 6, 5, 20.0), dirichlet(rng, 5, 5, 20.0), draws),
-        Case("nearly equal, k=5", nearly, near(rng, nearly[:5], 0.15), draws),
-        Case("disjoint supports, k=1", disjoint(rng, 2, 6, True), disjoint(rng, 1, 6, False), draws),
-        Case("target zeros under the drafter's mass, k=3",
-             with_zeros(rng, dirichlet(rng, 4, 6, 1.0), 2), dirichlet(rng, 3, 6, 1.0), draws),
-        Case("greedy drafter (one-hot q), k=3", dirichlet(rng, 4, 6, 1.0), one_hot(rng, 3, 6), draws),
-        Case("greedy target (one-hot p), k=3", target_one_hot, dirichlet(rng, 3, 6, 1.0), draws),
-        Case("a different family at every position, k=5", mixed_p, mixed_q, draws),
+        RoundCase("skewed-k1", "skewed, k=1", draws, dirichlet(rng, 2, 6, 0.3), dirichlet(rng, 1, 6, 0.3)),
+        RoundCase("skewed-k3", "skewed, k=3", draws, skewed3, dirichlet(rng, 3, 6, 0.3)),
+        RoundCase("flat-k5", "flat, k=5", draws, dirichlet(rng, 6, 5, 20.0), dirichlet(rng, 5, 5, 20.0)),
+        RoundCase("nearly-equal-k5", "nearly equal, k=5", draws, nearly, near(rng, nearly[:5], 0.15)),
+        RoundCase("disjoint-k1", "disjoint supports, k=1", draws, disjoint(rng, 2, 6, True),
+                  disjoint(rng, 1, 6, False)),
+        RoundCase("target-zeros-k3", "target zeros under the drafter's mass, k=3", draws,
+                  with_zeros(rng, dirichlet(rng, 4, 6, 1.0), 2), dirichlet(rng, 3, 6, 1.0)),
+        RoundCase("greedy-drafter-k3", "greedy drafter (one-hot q), k=3", draws, dirichlet(rng, 4, 6, 1.0),
+                  one_hot(rng, 3, 6)),
+        RoundCase("greedy-target-k3", "greedy target (one-hot p), k=3", draws, target_one_hot,
+                  dirichlet(rng, 3, 6, 1.0)),
+        RoundCase("mixed-k5", "a different family at every position, k=5", draws, mixed_p, mixed_q),
     ]
 
 
-def equal_distributions(rows: int = 5, vocab: int = 6) -> tuple[np.ndarray, np.ndarray]:
-    """``(p [rows, V], q [rows − 1, V])`` with ``q == p[:-1]``: every draft must be accepted."""
-    p = dirichlet(np.random.default_rng(CONSTRUCTION_SEED + 1), rows, vocab, 1.0)
-    return p, p[:-1].copy()
+def equal_case(rounds: int) -> RoundCase:
+    """``p`` ``[5, 6]`` and ``q == p[:-1]``: every draft must be accepted, in each of ``rounds``."""
+    p = dirichlet(np.random.default_rng(CONSTRUCTION_SEED + 1), 5, 6, 1.0)
+    return RoundCase("equal", "p == q", rounds, p, p[:-1].copy())
 
 
-def zero_target_rounds(rounds: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(p [4, 6], q [3, 6], drafts [rounds, 3])`` where every round must stop at 1.
-
-    ``p_0 == q_0``, so draft 0 is always accepted; draft 1 is a token that ``q_1`` proposes
-    and ``p_1`` gives probability 0, so it is never accepted.
-    """
+def zero_target_case(rounds: int) -> tuple[RoundCase, np.ndarray]:
+    """``p`` ``[4, 6]``, ``q`` ``[3, 6]`` and the drafts ``[rounds, 3]`` of rounds that must
+    all stop at 1: ``p_0 == q_0``, so draft 0 is always accepted; draft 1 is a token that
+    ``q_1`` proposes and ``p_1`` gives probability 0, so it is never accepted."""
     vocab = 6
     p = np.full((4, vocab), 1.0 / vocab)
     p[1] = [0.0, 0.0, 0.0, 0.5, 0.3, 0.2]
     q = p[:3].copy()
     q[1] = [0.3, 0.3, 0.3, 0.05, 0.04, 0.01]
     drafts = np.array([[i % vocab, i % 3, (7 * i) % vocab] for i in range(rounds)])
-    return p, q, drafts
+    return RoundCase("zero-target", "p = 0", rounds, p, q), drafts
