@@ -39,7 +39,8 @@ Layout, by the part each package plays:
 - ``models/``: the shipped pair (``models/shipped/``), its corpus, the synthetic pair;
 - ``studies/``: the grader's studies of itself: mutants each check must catch, valid
   variants it must pass, checks run in one process for the test suite, the exact laws of
-  known bugs, and the power studies that write the statistics pages;
+  known bugs, the error-rate studies that write the statistics pages, the false-failure
+  calibrations, and the GPU measurements of docs/benchmarks.md (``scripts/gpu_run.sh``);
 - ``release/``: what the course hands out: ``lessons/`` written from ``solutions/``, a release
   for learners (with or without ``solutions/``), and the Gradescope autograder, whose
   ``run_autograder`` runs ``grader grade`` as a command.
