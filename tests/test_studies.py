@@ -1,4 +1,4 @@
-"""The power studies' one driver and one report template (grader/studies/error_rates/): each
+"""The error-rate studies' one driver and one report template (grader/studies/error_rates/): each
 statistics page is its template filled from the result stored beside it, every study
 answers with its options, and a study run end to end prints its table."""
 import json

@@ -1,4 +1,4 @@
-"""One report template for every power study: its page is a Markdown template
+"""One report template for every error-rate study: its page is a Markdown template
 (``pages/NAME.md``) whose ``str.format`` fields name what the study's result holds, a
 JSON dict stored beside the page (``docs/data/``), so that a page's text can be revised
 and written again without running the study again. A field holding a list of rows fills
