@@ -78,7 +78,8 @@ class Adapter(rounds.VerifierAdapter[RowsCase]):
         p, q = stacked([c.p for c in case.cases], device), stacked(case.q, device)
         results = rounds.call_rounds(check, verify, drafts.to(device), lambda d, p, q: (p, q, d), p, q,
                                      what=what, **keywords)
-        return [parsed(check, result, *drafts.shape[1:], p.shape[-1], p.device, what) for result in results]
+        batch, k = drafts.shape[1:]
+        return [parsed(check, result, batch, k, p.shape[-1], p.device, what) for result in results]
 
     def stops(self, answer: list[tuple[int, int]]) -> list[int]:
         return [j for j, _ in answer]
@@ -99,7 +100,7 @@ def stacked(rows: list[np.ndarray], device: str = "cpu") -> torch.Tensor:
     return torch.from_numpy(np.stack(rows)).to(device=device, dtype=torch.float64)
 
 
-def parsed(check: CheckRun, result: object, batch: int, k: int, vocab: int, device: torch.device,
+def parsed(check: CheckRun, result: Any, batch: int, k: int, vocab: int, device: torch.device,
            what: str) -> list[tuple[int, int]]:
     """Each row's ``(rejected_idx, token)`` ints, or a failure that says what is wrong."""
     rejected_idx, tokens = rounds.integer_pair(check, result, ("rejected_idx", "tokens"), (batch,),

@@ -85,7 +85,7 @@ def call_rounds(check: CheckRun, verify: Verify, drafts: Any, arrange: Callable[
     return check.call(batch, drafts, *inputs, what=what)
 
 
-def parsed(check: CheckRun, result: object, k: int, vocab: int, device: torch.device, what: str) -> tuple[int, int]:
+def parsed(check: CheckRun, result: Any, k: int, vocab: int, device: torch.device, what: str) -> tuple[int, int]:
     """The ints ``(rejected_idx, token)`` of one result of ``speculative_sampling`` or
     ``greedy_match``, or a failure that says what is wrong with it."""
     j, t = map(int, integer_pair(check, result, ("rejected_idx", "resampled_token"), (), device, what))
@@ -97,7 +97,7 @@ def parsed(check: CheckRun, result: object, k: int, vocab: int, device: torch.de
     return j, t
 
 
-def integer_pair(check: CheckRun, result: object, names: tuple[str, str], shape: tuple[int, ...],
+def integer_pair(check: CheckRun, result: Any, names: tuple[str, str], shape: tuple[int, ...],
                  device: torch.device, what: str) -> tuple[torch.Tensor, torch.Tensor]:
     """A verifier's result, a pair of integer tensors of ``shape`` on ``device`` named
     ``names``, or a failure that says what is wrong with it."""

@@ -51,7 +51,7 @@ def verified(check: CheckRun, verify: rounds.Verify, target: Any, proposal: Any,
     return [emitted(check, result, draft, vocab, what) for draft, result in zip(drafts, results)]
 
 
-def emitted(check: CheckRun, result: object, draft: list[int], vocab: int, what: str) -> tuple[int, ...]:
+def emitted(check: CheckRun, result: Any, draft: list[int], vocab: int, what: str) -> tuple[int, ...]:
     """The ids one round returned, as a tuple, or a failure that says what is wrong with them."""
     if isinstance(result, np.ndarray) and result.ndim == 1:
         result = result.tolist()

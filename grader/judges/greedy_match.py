@@ -43,7 +43,7 @@ MISTAKES = {  # a usual mistake -> the answer it gives: (target rows, drafts) ->
 def compare(check: Recorder, answered: Answered) -> None:
     """Require every round's ``(rejected_idx, token)`` to be ``expected``'s (argmax matching on
     ``answered.case``)."""
-    wrong = Counter()  # a distinct wrong row -> how many rounds gave it
+    wrong: Counter[tuple[str, ...]] = Counter()  # a distinct wrong row -> how many rounds gave it
     rounds = [(target, draft, got) for target, drafts, pairs in answered.rounds for draft, got in zip(drafts, pairs)]
     for target, draft, got in rounds:
         answer = expected(target, draft)
