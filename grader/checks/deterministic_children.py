@@ -1,15 +1,17 @@
-"""Check `verify_deterministic_children`: the returned pair, children the target gives
-probability 0, a one-hot target, the ``generator`` argument; then the exact law of
-``(index, token)`` over fixed cases: the token follows p, and the index is its place among
-the children (grader/oracle/tree_laws.py), the decider's alone
-(grader/judges/deterministic_children.py)."""
+"""Check `verify_deterministic_children`, declared as a verifier suite spec
+(grader/checks/verifier_rounds.py): the returned pair, a one-hot target, children the target
+gives probability 0, the ``generator`` argument; then the exact law of ``(index, token)``
+over fixed cases: the token follows p, and the index is its place among the children
+(grader/oracle/tree_laws.py), the decider's alone (grader/judges/deterministic_children.py)."""
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
 
 from grader.checks import verifier_rounds as rounds
 from grader.checks.harness import CheckRun
+from grader.oracle.cases import LawCase
 from grader.oracle.verifier_cases import CONSTRUCTION_SEED, dirichlet, with_zeros
 
 VOCAB = 6
@@ -18,33 +20,38 @@ SMALL_DRAWS = 250  # calls for each deterministic property
 
 
 @dataclass(frozen=True, eq=False)
-class Case:
-    name: str
-    p: np.ndarray  # [V] the target's distribution
-    children: tuple[int, ...]  # m distinct tokens, in the order they are tried
-    draws: int = LAW_DRAWS
+class Case(LawCase):
+    """Point-mass children of one position: ``p`` ``[V]`` the target's distribution,
+    ``children`` m distinct tokens, in the order they are tried."""
+    p: np.ndarray
+    children: tuple[int, ...]
 
 
 def build_cases() -> list[Case]:
     rng = np.random.default_rng([CONSTRUCTION_SEED, 11])
 
-    def row(concentration):
+    def row(concentration: float) -> np.ndarray:
         return dirichlet(rng, 1, VOCAB, concentration)[0]
+
+    def case(id: str, label: str, p: np.ndarray, children: tuple[int, ...]) -> Case:
+        return Case(id, label, LAW_DRAWS, p, children)
 
     skewed = row(0.5)
     by_mass = tuple(int(t) for t in np.argsort(-skewed))  # the head's top-k when it agrees with p
     return [
-        Case("skewed, m=1", skewed, by_mass[:1]),
-        Case("skewed, children in p's order, m=3", skewed, by_mass[:3]),
-        Case("skewed, children in reverse order, m=3", skewed, by_mass[:3][::-1]),
-        Case("flat, m=4", row(20.0), (5, 0, 3, 1)),
-        Case("a child of probability 0, m=3", with_zeros(rng, row(1.0)[None], 2)[0], (0, 1, 4)),
+        case("skewed-m1", "skewed, m=1", skewed, by_mass[:1]),
+        case("skewed-m3", "skewed, children in p's order, m=3", skewed, by_mass[:3]),
+        case("reversed-m3", "skewed, children in reverse order, m=3", skewed, by_mass[:3][::-1]),
+        case("flat-m4", "flat, m=4", row(20.0), (5, 0, 3, 1)),
+        case("zero-child-m3", "a child of probability 0, m=3", with_zeros(rng, row(1.0)[None], 2)[0], (0, 1, 4)),
         # every token a child: the residual after the last one is empty, and never drawn
-        Case("children cover the vocabulary, m=6", row(1.0), (2, 4, 0, 5, 1, 3)),
+        case("cover-m6", "children cover the vocabulary, m=6", row(1.0), (2, 4, 0, 5, 1, 3)),
     ]
 
 
 CASES = build_cases()
+ZERO_TARGET = Case("zero-target", "p = 0", SMALL_DRAWS, np.array([0.0, 0.0, 0.0, 0.5, 0.3, 0.2]), (1, 0, 2))
+ONE_HOT_TOKEN = 4
 
 
 @dataclass(frozen=True)
@@ -57,68 +64,56 @@ class OneHot:
     pairs: list[tuple[int, int]]
 
 
-def run(check: CheckRun) -> None:
-    verify = check.function("verify_deterministic_children")
-    devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
-    for device in devices:
-        check_one_hot_target(check, verify, device)
-    check_zero_children(check, verify)
-    check_generator(check, verify)
-    check.stop_if_failed("law tests")
-    for case in CASES:
-        check_laws(check, verify, case)
+class Adapter(rounds.VerifierAdapter[Case]):
+    """``verify_deterministic_children(p, children)`` on a case: the same children every
+    call, each call's ``(index, token)`` the outcome its laws are tested on."""
+    SMALL_DRAWS = SMALL_DRAWS
+
+    def draw(self, check: CheckRun, case: Case, draws: int, *key: object) -> torch.Tensor:
+        """``[draws, m]``: the case's children, the same in every call (nothing is drawn)."""
+        return torch.tensor(case.children).expand(draws, -1)
+
+    def answers(self, check: CheckRun, verify: rounds.Verify, case: Case, drafts: torch.Tensor, what: str,
+                device: str = "cpu", **keywords: Any) -> list[tuple[int, int]]:
+        p = torch.from_numpy(case.p).to(device)
+        results = rounds.call_rounds(check, verify, drafts.to(device), arrange, p, what=what, **keywords)
+        return rounds.index_token_pairs(check, results, drafts.tolist(), VOCAB, p.device, what, "child")
+
+    def stops(self, answer: tuple[int, int]) -> list[int]:
+        return [answer[0]]
 
 
-def arrange(children, target):
+def arrange(children: torch.Tensor, target: torch.Tensor) -> tuple[torch.Tensor, ...]:
     return target, children
 
 
-def verified(check: CheckRun, verify, p: torch.Tensor, children: torch.Tensor, calls: int, what: str,
-             **keywords) -> list[tuple[int, int]]:
-    """The ``(index, token)`` ints of ``calls`` calls with the same ``children`` ``[m]``."""
-    results = rounds.call_rounds(check, verify, children.expand(calls, -1), arrange, p, what=what, **keywords)
-    return rounds.index_token_pairs(check, results, [children.tolist()] * calls, VOCAB, p.device, what, "child")
-
-
-def check_one_hot_target(check: CheckRun, verify, device: str) -> None:
+def one_hot_target(check: CheckRun, adapter: rounds.VerifierAdapter[Case], verify: rounds.Verify) -> None:
     """Greedy decoding: with a one-hot p the child equal to its argmax is accepted, and when
     no child is, the token is still the argmax."""
-    token = 4
-    p = torch.from_numpy(np.eye(VOCAB)[token]).to(device)
-    for children in ([0, 4, 2], [3, 1, 5]):
-        check.seed_everything("one-hot p", device, *children)
-        pairs = verified(check, verify, p, torch.tensor(children, device=device), SMALL_DRAWS,
-                         f"(one-hot target on token {token}, children {children}, on {device})")
-        check.judge("one_hot_target", OneHot(token, children, device, pairs))
+    for device in rounds.devices():
+        for children in ([0, 4, 2], [3, 1, 5]):
+            case = Case("one-hot-target", "one-hot p", SMALL_DRAWS, np.eye(VOCAB)[ONE_HOT_TOKEN], tuple(children))
+            check.seed_everything(case.label, device, *children)
+            pairs = adapter.answers(check, verify, case, adapter.draw(check, case, SMALL_DRAWS),
+                                    f"(one-hot target on token {ONE_HOT_TOKEN}, children {children}, on {device})",
+                                    device)
+            check.judge("one_hot_target", OneHot(ONE_HOT_TOKEN, children, device, pairs))
 
 
-def check_zero_children(check: CheckRun, verify) -> None:
-    """Children the target gives probability 0 are never accepted."""
-    p = torch.tensor([0.0, 0.0, 0.0, 0.5, 0.3, 0.2], dtype=torch.float64)
-    check.seed_everything("p = 0")
-    pairs = verified(check, verify, p, torch.tensor([1, 0, 2]), SMALL_DRAWS, "(every child has p = 0)")
-    wrong = sorted({i for i, _ in pairs if i != 3})
-    check.require("a child with p = 0 is never accepted", not wrong,
-                  f"index was {wrong}; every child has target probability 0 here, so every call "
-                  "must return index m = 3 (and a token of p's support)",
-                  ("a child the target gives probability 0 can never be accepted: it is accepted "
-                   "with probability r_i(c_i) = 0",
-                   "the test must be strict: with u drawn from [0, 1), u <= r accepts a p = 0 "
-                   "child whenever u is 0",
-                   "accept iff u · S_i < p(c_i), S_i the mass of p not yet removed"))
+SUITE = rounds.Suite("verify_deterministic_children", Adapter(judge="laws"), (
+    one_hot_target,
+    rounds.EveryCall("a child with p = 0 is never accepted", ZERO_TARGET, 3, "(every child has p = 0)",
+                     "index was {wrong}; every child has target probability 0 here, so every call must return "
+                     "index m = 3 (and a token of p's support)",
+                     ("a child the target gives probability 0 can never be accepted: it is accepted with "
+                      "probability r_i(c_i) = 0",
+                      "the test must be strict: with u drawn from [0, 1), u <= r accepts a p = 0 child whenever u "
+                      "is 0",
+                      "accept iff u · S_i < p(c_i), S_i the mass of p not yet removed"),
+                     per_device=False, drafts=torch.tensor(ZERO_TARGET.children).expand(SMALL_DRAWS, -1)),
+    rounds.Generator(CASES[3]),  # flat, m = 4: many possible answers per call
+    rounds.Laws(tuple(CASES), unless_failed=True)))
 
 
-def check_generator(check: CheckRun, verify) -> None:
-    """Same generator seed, same answers, whatever the state of the global generator."""
-    case = CASES[3]  # flat, m = 4: many possible answers per call
-    p, children = torch.from_numpy(case.p), torch.tensor(case.children)
-    rounds.check_generator(check, lambda generator: verified(
-        check, verify, p, children, SMALL_DRAWS, "(with generator=torch.Generator().manual_seed(1234))",
-        generator=generator), SMALL_DRAWS)
-
-
-def check_laws(check: CheckRun, verify, case: Case) -> None:
-    check.seed_everything("laws", case.name)
-    pairs = verified(check, verify, torch.from_numpy(case.p), torch.tensor(case.children), case.draws * check.draws,
-                     f"({case.name})")
-    check.judge("laws", rounds.LawRounds(case, pairs))
+def run(check: CheckRun) -> None:
+    SUITE.run(check)

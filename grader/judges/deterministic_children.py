@@ -6,13 +6,13 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
-from grader.checks.verifier_rounds import LAW_TEST
 from grader.oracle import stats, tree_laws
+from grader.oracle.stats import LAW_TEST
 
 if TYPE_CHECKING:  # types only: a judge reads what its check gives it, never the check's code
     from grader.checks.deterministic_children import Case, OneHot
     from grader.checks.harness import CheckRun
-    from grader.checks.verifier_rounds import LawRounds
+    from grader.oracle.verifier_judged import LawRounds
 
 TOKEN_HINT = ("the token must follow p exactly: each child is a point mass, so it is accepted with the "
               "probability the residual gives it, and a rejected child is removed from the residual for "
@@ -57,7 +57,7 @@ def covers_support(case: Case) -> bool:
     return set(map(int, (case.p > 0).nonzero()[0])) <= set(case.children)
 
 
-def laws(check: CheckRun, rounds: LawRounds) -> None:
+def laws(check: CheckRun, rounds: LawRounds[Case]) -> None:
     """The token's law, and the index as a function of it."""
     case, pairs = rounds.case, rounds.outcomes
     m = len(case.children)
