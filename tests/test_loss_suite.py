@@ -21,10 +21,10 @@ def run_of(exercise: str = "eagle_loss") -> CheckRun:
 GIVEN = {"features": torch.ones(2, dtype=torch.float64), "target_logits": torch.full((2,), 2.0, dtype=torch.float64)}
 
 
-def test_on_leaves_returns_each_inputs_gradient_and_none_for_a_loss_that_is_no_scalar():
-    value, grads = loss_suite.on_leaves(lambda f, t: (f * t.detach()).sum(), GIVEN)
+def test_loss_and_gradients_returns_each_inputs_gradient_and_none_for_a_loss_that_is_no_scalar():
+    value, grads = loss_suite.loss_and_gradients(lambda f, t: (f * t.detach()).sum(), GIVEN)
     assert float(value) == 4.0 and grads["features"].tolist() == [2.0, 2.0] and grads["target_logits"] is None
-    assert loss_suite.on_leaves(lambda f, t: f * t, GIVEN)[1] == {}
+    assert loss_suite.loss_and_gradients(lambda f, t: f * t, GIVEN)[1] == {}
     assert GIVEN["features"].grad is None  # the caller's tensors are left alone
 
 

@@ -89,8 +89,8 @@ def run(check: CheckRun) -> None:
             value = check.call(loss_fn, t, d, kind, temperature=temperature, what=what)
             loss_suite.scalar(check, value, what, "a 0-dim tensor, the mean over positions", SCALAR_HINT)
             check.judge("loss_value", Loss(kind, name, t, d, temperature, hint, value=float(value)))
-        _, grads = check.call(loss_suite.on_leaves, loss_fn, {"target_logits": target, "draft_logits": draft}, kind,
-                              temperature=1.0, what=f"(kind {kind!r}, backward)")
+        _, grads = check.call(loss_suite.loss_and_gradients, loss_fn, {"target_logits": target, "draft_logits": draft},
+                              kind, temperature=1.0, what=f"(kind {kind!r}, backward)")
         check.judge("gradient", Loss(kind, "backward", target, draft, 1.0, hint, draft_grad=grads.get("draft_logits")))
         size = float(leak.abs().max()) if (leak := grads.get("target_logits")) is not None else 0.0
         check.require("no gradient into the target's logits", not size > 0,

@@ -46,7 +46,7 @@ def run(check: CheckRun) -> None:
     given = inputs(check)
     for feature_weight, token_weight in WEIGHTS:
         what = f"feature_weight={feature_weight}, token_weight={token_weight}"
-        value, grads = check.call(loss_suite.on_leaves, loss_fn, given, feature_weight=feature_weight,
+        value, grads = check.call(loss_suite.loss_and_gradients, loss_fn, given, feature_weight=feature_weight,
                                   token_weight=token_weight, what=f"({what})")
         loss_suite.scalar(check, value, f"({what})", "a 0-dim tensor that requires grad")
         check.judge("value_and_gradients", Losses(given, feature_weight, token_weight, float(value),

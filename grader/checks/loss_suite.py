@@ -1,9 +1,10 @@
 """The loss suite's runner half: how the checks of a training loss (distillation_loss,
 eagle_loss, unrolled_loss) run the learner's loss and read what it gave.
 
-``on_leaves`` calls a loss on leaf copies of its inputs and backpropagates, so that the
-gradient each input received comes back with the value; ``scalar`` requires the value to
-be one number; ``teacher_detached`` requires that no gradient reached the target's side.
+``loss_and_gradients`` calls a loss on leaf copies of its inputs and backpropagates, so that
+the gradient each input received comes back with the value (its name is the one a failure
+shows: "`loss_and_gradients` calls `eagle_loss`"); ``scalar`` requires the value to be one
+number; ``teacher_detached`` requires that no gradient reached the target's side.
 The expected values and gradients, and the usual mistakes a wrong value is named by, are
 the judge half's (grader/judges/loss_suite.py).
 """
@@ -26,7 +27,7 @@ INPUT_DETACH_HINT = ("features is the teacher and also step 0's input: the head 
                      "features, target_logits = features.detach(), target_logits.detach() before step 0")
 
 
-def on_leaves(loss_fn: Callable[..., Any], given: Mapping[str, torch.Tensor], *args: Any,
+def loss_and_gradients(loss_fn: Callable[..., Any], given: Mapping[str, torch.Tensor], *args: Any,
               **kwargs: Any) -> tuple[Any, Gradients]:
     """``loss_fn(*leaves, *args, **kwargs)`` on leaf copies of ``given``'s tensors, in its
     order (the floating ones require grad), backpropagated: ``(the loss, detached, {name: the

@@ -44,8 +44,8 @@ def loss_and_step(loss_fn, head, given: dict, steps: int, feature_weight: float,
     ``(loss, {own parameter: gradient}, {input: gradient}, own weights after one Adam step)``;
     after a loss that cannot be differentiated, only the loss."""
     head = trainable(head)
-    loss, teacher = loss_suite.on_leaves(functools.partial(loss_fn, head), given, steps=steps,
-                                         feature_weight=feature_weight, token_weight=token_weight)
+    loss, teacher = loss_suite.loss_and_gradients(functools.partial(loss_fn, head), given, steps=steps,
+                                                  feature_weight=feature_weight, token_weight=token_weight)
     if not teacher:
         return loss, {}, {}, {}
     own = dict(head.named_parameters())
