@@ -114,7 +114,8 @@ def statistics_along(settings, target_logits: torch.Tensor, drafter_logits: torc
     """The audit's statistics of texts ``outputs`` ``[texts, L]`` from the logits along them
     ``[texts, L, V]`` (the target's, and the drafter's or None): the laws after ``settings``
     (an ``adapters.Sampling``) in float64, the audit's PIT uniforms from ``seed`` (and
-    ``first_text``, as in ``draw``), the tests' fields and the diagnosis's row evidence."""
+    ``first_text``, as in ``draw``), the tests' fields, the diagnosis's row evidence and the
+    tokens at a filter's edge within float32 rounding (``at_edge``)."""
     texts, new_tokens, vocab = target_logits.shape
     processor = settings.processor(vocab)
     tokens = outputs.reshape(-1)
@@ -128,7 +129,10 @@ def statistics_along(settings, target_logits: torch.Tensor, drafter_logits: torc
         logits = target_logits.reshape(-1, vocab)[rows].double()
         p = processor(logits)
         q = processor(drafter_logits.reshape(-1, vocab)[rows].double()) if drafter_logits is not None else None
+        edge = settings.kept_within_rounding(logits).gather(-1, tokens[rows, None])[:, 0] & (
+            p.gather(-1, tokens[rows, None])[:, 0] <= 0)
         parts.append(token_statistics(p, q, tokens[rows], uniforms[rows])
-                     + row_evidence(p, unfiltered(logits), tokens[rows], uniforms[rows], first[rows]))
+                     + row_evidence(p, unfiltered(logits), tokens[rows], uniforms[rows], first[rows])
+                     + (edge.double().numpy(),))
     shaped = [np.concatenate(column).reshape(texts, new_tokens) for column in zip(*parts)]
     return TokenStatistics(*shaped)

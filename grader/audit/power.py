@@ -12,7 +12,8 @@ its four pooled tests rejects at the pooled threshold ``a`` (``grader.audit.pit.
 weighted Holm's first step rejects any pooled test with ``p ≤ a``), so the chance that *one* of
 them rejects is a lower bound on the audit's power. Each is in closed form:
 
-- **support**: ``1 − Π_i (1 − p'_i(p_i = 0))``: the chance that some token falls where ``p`` is 0.
+- **support**: ``1 − Π_i (1 − p'_i(p_i = 0))``: the chance that some token falls where ``p`` is 0
+  (beyond the filters' edges within float32 rounding, which the support test does not count).
 - **KS**: the statistic ``D = sup_t |Ĝ(t) − t|`` is at least ``|Ĝ(t) − t|`` at every ``t``, and
   ``Ĝ(t)`` is a mean of independent Bernoulli(``G_i(t)``), ``G_i`` the CDF of ``u`` under
   ``p'_i`` (piecewise linear in ``t``, exact). With ``k`` the exact KS critical value
@@ -42,7 +43,7 @@ WIDEST = 4.0  # the largest relative temperature error searched
 class Deviation:
     """A deviation's law at every recorded token: ``cdf`` ``[n, len(GRID)]`` the CDF of ``u``,
     ``region`` ``[n]`` its mass on ``q > p`` and ``mode`` ``[n]`` its mass on ``argmax q`` (None
-    without a drafter), ``outside`` ``[n]`` its mass where ``p`` is 0."""
+    without a drafter), ``outside`` ``[n]`` its mass where ``p`` is 0, its filters' edges left out."""
     cdf: np.ndarray
     region: np.ndarray | None
     mode: np.ndarray | None
@@ -74,25 +75,27 @@ def sorted_law(sorted_logits: torch.Tensor, settings) -> torch.Tensor:
 def pit_cells(sorted_p: torch.Tensor) -> tuple[torch.Tensor, ...]:
     """Where each point t of GRID falls for laws ``[n, V]`` in the PIT's order (float64):
     ``j`` ``[n, len(GRID)]`` the token whose interval ``[F(j−), F(j))`` holds t, the share
-    ``inside`` of that interval below t, and ``support`` ``[n]`` the number of tokens with p > 0."""
+    ``inside`` of that interval below t."""
     through = sorted_p.cumsum(-1)
     grid = torch.from_numpy(GRID).expand(sorted_p.shape[0], -1).contiguous()
     j = torch.searchsorted(through, grid).clamp(max=sorted_p.shape[-1] - 1)  # the first F(j) ≥ t
     width = sorted_p.gather(-1, j)
     start = through.gather(-1, j) - width
     inside = torch.where(width > 0, (grid - start).clamp(min=0) / width.clamp(min=1e-300), 0.0).clamp(max=1)
-    return j, inside, (sorted_p > 0).sum(-1)
+    return j, inside
 
 
-def deviation_at(cells: tuple, sorted_alt: torch.Tensor, region: torch.Tensor | None,
+def deviation_at(cells: tuple, kept: torch.Tensor, sorted_alt: torch.Tensor, region: torch.Tensor | None,
                  mode: torch.Tensor | None) -> tuple:
     """The fields of Deviation when tokens are drawn from ``sorted_alt`` ``[n, V]``; ``cells``
-    from ``pit_cells``, ``region`` ``[n, V]`` and ``mode`` ``[n]`` in the same order (or None)."""
-    j, inside, support = cells
+    from ``pit_cells``, ``kept`` ``[n, V]`` the tokens the support test does not count
+    (``Sampling.kept_within_rounding``: p's support and its filters' edges), ``region`` ``[n, V]``
+    and ``mode`` ``[n]`` in the same order (or None)."""
+    j, inside = cells
     through = sorted_alt.cumsum(-1)
     at_j = sorted_alt.gather(-1, j)
     cdf = through.gather(-1, j) - at_j + at_j * inside
-    outside = 1 - through.gather(-1, (support - 1).clamp(min=0)[:, None])[:, 0]
+    outside = (sorted_alt * ~kept).sum(-1)  # the mass the support test counts
     if region is None:
         return cdf.numpy(), None, None, outside.clamp(min=0).numpy()
     return (cdf.numpy(), (sorted_alt * region).sum(-1).numpy(), sorted_alt.gather(-1, mode[:, None])[:, 0].numpy(),
@@ -101,7 +104,8 @@ def deviation_at(cells: tuple, sorted_alt: torch.Tensor, region: torch.Tensor | 
 
 class Contexts:
     """The recorded contexts, ready for many deviations: the target's logits ``[n, V]`` in
-    decreasing order, where GRID falls in each token's PIT (``pit_cells``), the drafter region
+    decreasing order, where GRID falls in each token's PIT (``pit_cells``), the tokens the
+    support test does not count (``Sampling.kept_within_rounding``), the drafter region
     ``q > p`` in that order, and the deviation towards q."""
 
     def __init__(self, target_logits: torch.Tensor, drafter_logits: torch.Tensor | None, settings):
@@ -112,18 +116,18 @@ class Contexts:
         for rows in torch.arange(target_logits.shape[0]).split(CHUNK):
             logits, order = torch.sort(target_logits[rows], dim=-1, descending=True, stable=True)
             p = sorted_law(logits, settings)
-            cells, region, mode = pit_cells(p), None, None
+            cells, kept, region, mode = pit_cells(p), settings.kept_within_rounding(logits), None, None
             if drafter_logits is not None:
                 q = processor(drafter_logits[rows].double()).gather(-1, order)
                 region, mode = q > p, q.argmax(-1)
-                toward_q.append(deviation_at(cells, q, region, mode))
-            self.chunks.append((logits, cells, region, mode))
+                toward_q.append(deviation_at(cells, kept, q, region, mode))
+            self.chunks.append((logits, cells, kept, region, mode))
         self.toward_q = Deviation(*(np.concatenate(c) for c in zip(*toward_q))) if toward_q else None
 
     def deviation(self, settings) -> Deviation:
         """The Deviation of sampling with ``settings`` instead of the audited ones."""
-        parts = [deviation_at(cells, sorted_law(logits, settings), region, mode)
-                 for logits, cells, region, mode in self.chunks]
+        parts = [deviation_at(cells, kept, sorted_law(logits, settings), region, mode)
+                 for logits, cells, kept, region, mode in self.chunks]
         return Deviation(*(None if column[0] is None else np.concatenate(column) for column in zip(*parts)))
 
 

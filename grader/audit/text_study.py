@@ -196,3 +196,43 @@ def summary(audits: list[StudyAudit]) -> dict:
             "largest_law_gap": max(a.law_gap for a in audits),
             "seconds_median": float(np.median([a.seconds for a in audits])),
             "seconds": float(sum(a.seconds for a in audits))}
+
+
+def text_sums(pair: StudyPair, arm: str, texts: int, seed: int = 0, batch: int = 2400) -> dict[str, np.ndarray]:
+    """Per text, the pooled drafter martingales' parts: ``"region"`` and ``"mode"`` ``[texts, 2]``,
+    each row (Σ (hit − chance), Σ chance (1 − chance)) over the text's ``NEW_TOKENS`` tokens, for
+    ``texts`` texts of ``arm`` drawn ``batch`` at a time (the audit's own laws and statistics).
+    An audit's pooled z is Σ S / √Σ V over its ``TEXTS`` independent texts, so resampling these
+    rows gives the law of that z under the real dependence (``pooled_z_tail``)."""
+    law, model, cache = law_of(arm)
+    parts = {"region": [], "mode": []}
+    for first in range(0, texts, batch):
+        count = min(batch, texts - first)
+        prompts = pair.prompts[torch.arange(count) % len(pair.prompts)]
+        generator = torch.Generator().manual_seed(audit_number(arm, 10**6 + first, seed))  # apart from the audits'
+        tokens, _ = draw_texts(getattr(pair, model), prompts, NEW_TOKENS, law, generator, cache)
+        whole = torch.cat([prompts, tokens], dim=1)
+        stats = statistics_along(SETTINGS, logits_of_texts(pair.target, whole, prompts.shape[1]),
+                                 logits_of_texts(pair.drafter, whole, prompts.shape[1]), tokens, first)
+        for kind, hits, chances in (("region", stats.in_region, stats.region_mass),
+                                    ("mode", stats.is_mode, stats.mode_mass)):
+            parts[kind].append(np.stack([(hits - chances).sum(1), (chances * (1 - chances)).sum(1)], axis=1))
+    return {kind: np.concatenate(rows) for kind, rows in parts.items()}
+
+
+def pooled_z_tail(rows: np.ndarray, audits: int, thresholds: tuple[float, ...], seed: int = 0,
+                  texts: int = TEXTS) -> dict[float, int]:
+    """How many of ``audits`` resampled audits (``texts`` rows of ``rows`` ``[m, 2]`` drawn with
+    replacement each, ``text_sums``'s per-text (S, V)) have a two-sided normal p-value of
+    z = Σ S / √Σ V at or below each threshold: the pooled test's level under the texts' real law."""
+    from scipy import stats
+
+    rng = np.random.default_rng([seed, 49])
+    counts = dict.fromkeys(thresholds, 0)
+    for done in range(0, audits, 20_000):
+        picked = rows[rng.integers(0, len(rows), (min(20_000, audits - done), texts))]
+        z = picked[..., 0].sum(1) / np.sqrt(picked[..., 1].sum(1))
+        p = 2 * stats.norm.sf(np.abs(z))
+        for t in thresholds:
+            counts[t] += int(np.sum(p <= t))
+    return counts
