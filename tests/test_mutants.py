@@ -109,7 +109,9 @@ SLOW = {"spec_accept_when_p_ge_q", "spec_bonus_wrong_row", "spec_correction_drop
         "tree_drafter_positions_flattened", "eagle_tree_features_one_late", "eagle_target_not_rolled_back",
         "eagle_features_one_late", "spec_first_listed_eos", "tree_cache_cropped_like_a_chain", "suffix_tree_row_late",
         "tree_siblings_without_replacement", "ngram_fresh_resample", "adaptive_stopped_draft_verified",
-        "tree_drafter_path_refed", "adaptive_kept_by_drafted_probability", "ngram_accept_untested"}
+        "tree_drafter_path_refed", "adaptive_kept_by_drafted_probability", "ngram_accept_untested",
+        # 21 s in CI; tests/test_verdicts.py grades it by default and holds its failure and hint:
+        "spec_q_not_processed"}
 
 
 @pytest.mark.parametrize("mutant", [pytest.param(m, marks=pytest.mark.slow) if m.name in SLOW else m

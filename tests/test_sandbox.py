@@ -18,7 +18,7 @@ import pytest
 from grader import cli, sources
 from grader import grade as grading
 from grader.decider import sandbox
-from tests.conftest import ROOT, run_grader
+from tests.conftest import ROOT, run_grader, shipped_lessons
 from tests.test_grade import finished_lessons, fingerprint, write_submission
 
 HOSTILE = ROOT / "tests" / "hostile"
@@ -83,33 +83,37 @@ def test_unsandboxed_planted_bytecode_is_never_run(tmp_path):
 
 RUNNER_ATTACKS = ("seeks_host_files", "exhausts_resources", "deep_tree", "forges_malformed_finding",
                   "forges_formula_summary", "reads_oracle", "reads_reference")  # hostile to the decider through what the runner can touch
+GRADED_ON = ("seeks_host_files", "exhausts_resources", "deep_tree", "forges_malformed_finding")  # autoregressive_generate read too
 PRIVATE_SEED, SECRET = "918273645", "secret-token-of-the-instructor"
 
 
 def attacked_class(root: Path) -> Path:
     """A correct submission beside one per attack, each with a wrong max_fn or a refused file,
-    and one that copies the reference's file."""
+    and one that copies the reference's file. Attacks whose second exercise the test reads
+    finish it; the others leave lesson 0 as shipped, so its check stops at the stub."""
     submissions, done = root / "class", finished_lessons()
+    unfinished = dict(done, **{"autoregressive.py": shipped_lessons()["autoregressive.py"]})
     write_submission(submissions / "alice", dict(done, **{"residual.py": "# alice's work\n" + done["residual.py"]}))
     for attack in ("detached_writer", "kills_parent", "rewrites_check_source", *RUNNER_ATTACKS):
-        write_submission(submissions / attack, dict(done, **{
+        lessons = done if attack in GRADED_ON else unfinished
+        write_submission(submissions / attack, dict(lessons, **{
             "residual.py": (HOSTILE / f"{attack}.py").read_text()}))
     alice = submissions / "alice" / "lessons" / "residual.py"
-    write_submission(submissions / "reads_alice", dict(done, **{"residual.py": (
+    write_submission(submissions / "reads_alice", dict(unfinished, **{"residual.py": (
         "import glob\nsources = [%r] + glob.glob('/tmp/grade-*/submission/lessons/residual.py')\n"
         "def max_fn(x):\n    return x * 0\n"
         "for path in sources:\n    try:\n        text = open(path).read()\n"
         "    except OSError:\n        continue\n"
         "    if text.startswith(\"# alice's work\"):  # never another attack's file\n"
         "        exec(text)\n") % str(alice)}))
-    write_submission(submissions / "copies_reference", dict(done, **{"residual.py": (
+    write_submission(submissions / "copies_reference", dict(unfinished, **{"residual.py": (
         "import pathlib, grader\n"
         "exec((pathlib.Path(grader.__file__).parent.parent / 'solutions/residual.py').read_text())\n")}))
     write_submission(submissions / "rewrites_log", dict(done, **{
         "autoregressive.py": (HOSTILE / "rewrites_observer_log.py").read_text()}))
-    write_submission(submissions / "links_zero", done)
+    write_submission(submissions / "links_zero", unfinished)
     os.symlink("/dev/zero", submissions / "links_zero" / "lessons" / "zero.py")
-    write_submission(submissions / "links_out", done)
+    write_submission(submissions / "links_out", unfinished)
     os.symlink(alice, submissions / "links_out" / "lessons" / "notes.txt")
     return submissions
 
@@ -158,7 +162,7 @@ def test_a_class_under_attack(tmp_path):
                    "seeks_host_files", "exhausts_resources", "deep_tree", "reads_oracle",
                    "reads_reference"):
         assert rows[(attack, "max_fn")]["status"] in refused(attack), rows[(attack, "max_fn")]
-    for attack in ("seeks_host_files", "exhausts_resources", "deep_tree"):  # the rest is graded
+    for attack in GRADED_ON[:3]:  # the rest is graded
         assert rows[(attack, "autoregressive_generate")]["status"] == "passed"
     for linked in ("links_zero", "links_out"):
         assert rows[(linked, "max_fn")]["status"] == "error"

@@ -51,7 +51,8 @@ def test_the_cache_feed_table_comes_before_the_outputs_it_explains(tmp_path):
 
 def test_q_from_another_processor_gets_the_processor_hint(tmp_path):
     """Only the T != 1 settings fail when q is softmax(logits): the hint names the cause."""
-    verdict = verdict_of("spec_q_not_processed", tmp_path)
+    verdict = verdict_of("spec_q_not_processed", tmp_path)  # its run in tests/test_mutants.py: -m slow
+    assert verdict.status == FAILED, verdict.summary
     laws = [f for f in verdict.findings if f.kind in STATISTICAL]
     assert laws and all("MultinomialProcessor(temperature=1.0)" not in f.case for f in laws)
     assert all("same logits_processor as p" in f.hint for f in laws)
