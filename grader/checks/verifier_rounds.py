@@ -203,7 +203,7 @@ Property = Callable[[CheckRun, VerifierAdapter[C], Verify], None]  # one step of
 class EveryCall(Generic[C]):
     """A deterministic property: every call on ``case`` stops at ``stop`` (as the adapter's
     ``stops`` reads it), on each device when ``per_device``. The drafts are ``drafts`` (in the
-    adapter's form), or ``case.draws`` calls' drawn from ``case.q``. The case's label keys the
+    adapter's form), or ``case.draws`` calls drawn from ``case.q``. The case's label keys the
     draws and the seed; ``what`` names the calls (``{device}``), ``message`` what was wrong
     (``{wrong}``, the stops found instead, and ``{calls}``). ``zero_hint`` replaces ``hint``
     when every wrong call stopped at 0 (argmax over a row of all-False rejections)."""

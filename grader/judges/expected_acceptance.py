@@ -3,10 +3,9 @@ what a wrong α equals when it is a usual mistake."""
 import torch
 
 from grader.judges import mistakes
-from grader.judges.verifier_rounds import Recorder
 from grader.oracle.verifier_judged import ACCEPTANCE_HINT as HINT
 from grader.oracle.verifier_judged import ACCEPTANCE_TOLERANCE as TOLERANCE
-from grader.oracle.verifier_judged import Alphas
+from grader.oracle.verifier_judged import Alphas, Recorder
 
 
 def compare(check: Recorder, judged: Alphas) -> None:

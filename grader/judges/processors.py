@@ -2,8 +2,7 @@
 import torch
 
 from grader.judges import mistakes
-from grader.judges.verifier_rounds import Recorder
-from grader.oracle.verifier_judged import Distributions
+from grader.oracle.verifier_judged import Distributions, Recorder
 from solutions import sampling as reference
 
 

@@ -1,33 +1,18 @@
 """The verifier suite's judge half: the exact laws of a round's outcomes (the tuple of tokens
 it emits), in the closed forms of grader/oracle/verifier_laws.py, tested against the rounds
-a check drew (shared by speculative_sampling, batched_verify and verify_numpy), and
-``Recorder``, what every judge of the family records its properties through.
+a check drew; shared by speculative_sampling, batched_verify and verify_numpy.
 
-A judge imports nothing of the checks: it takes one frozen dataclass of
-grader/oracle/verifier_judged.py, and its hints live here or in its own module.
+A judge of the family imports nothing of the checks: it records through a ``Recorder`` and
+takes one frozen dataclass, both of grader/oracle/verifier_judged.py; its hints live here or
+in its own module.
 """
 import functools
-from typing import Any, NoReturn, Protocol
-
 import numpy as np
 
 from grader.oracle import stats, verifier_laws
 from grader.oracle.stats import LAW_TEST
 from grader.oracle.verifier_cases import RoundCase
-from grader.oracle.verifier_judged import LawRounds
-from grader.verdict import Hint
-
-
-class Recorder(Protocol):
-    """What a judge records properties through: the check run that calls it
-    (grader/checks/harness.py's ``CheckRun``, which a judge does not import)."""
-
-    def require(self, prop: str, ok: bool, message: str, hint: Hint = "", table: Any = None, *,
-                case: str = "") -> bool: ...
-
-    def test(self, prop: str, result: stats.TestResult, hint: Hint = "", *, case: str = "") -> None: ...
-
-    def fail(self, prop: str, message: str, hint: Hint = "", table: Any = None, *, case: str = "") -> NoReturn: ...
+from grader.oracle.verifier_judged import LawRounds, Recorder
 
 JOINT_HINT = ("a round's tokens must follow the target's law whatever the drafts: each draft is kept "
               "with the chance that p allows it, the first rejection ends the round with a token that "

@@ -1,5 +1,6 @@
-"""What the verifier family's checks hand their judges: each judge takes one of these frozen
-dataclasses, the answers the learner's code gave and what they are compared with.
+"""What the verifier family's checks hand their judges: the check run, as a ``Recorder`` of
+properties, and one of these frozen dataclasses, the answers the learner's code gave and what
+they are compared with.
 
 Both halves of the suite import them: a check (grader/checks/) builds one, the decider's
 judge (grader/judges/) reads it, and a judge imports nothing of the checks. So they live in
@@ -7,16 +8,29 @@ the oracle's room, which both may import, with the one hint both halves show
 (expected_acceptance's). They import nothing of the grader.
 """
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, NoReturn, Protocol, TypeVar
 
 import numpy as np
 import torch
 
 from grader.oracle.cases import LawCase
+from grader.oracle.stats import TestResult
 from grader.oracle.verifier_cases import RoundCase
 
 Hint = str | tuple[str, ...]  # grader.verdict.Hint: a hint, or its levels (the idea first)
 C = TypeVar("C", bound=LawCase)
+
+
+class Recorder(Protocol):
+    """What a judge records properties through: the check run that calls it
+    (grader/checks/harness.py's ``CheckRun``, which a judge does not import)."""
+
+    def require(self, prop: str, ok: bool, message: str, hint: Hint = "", table: Any = None, *,
+                case: str = "") -> bool: ...
+
+    def test(self, prop: str, result: TestResult, hint: Hint = "", *, case: str = "") -> None: ...
+
+    def fail(self, prop: str, message: str, hint: Hint = "", table: Any = None, *, case: str = "") -> NoReturn: ...
 
 
 @dataclass(frozen=True)
