@@ -6,6 +6,7 @@ from the target's law, then is decided by the audit's own code (weighted Holm at
                                        [--first 0] [--out FILE.jsonl] [--pvalues FILE.jsonl]
                                        [--summary FILE.txt]
     python scripts/audit_text_study.py --summarize FILE.jsonl [--summary FILE.txt]
+    python scripts/audit_text_study.py --resample TEXTS AUDITS [--arms float64] [--summary FILE.txt]
 
 Arms: ``float64`` (each token from the law the audit computes: the dependence between a text's
 tokens alone), ``float32-cache`` (drawn as a sampler does, float32 with a KV cache, the audit in
@@ -39,7 +40,13 @@ def main() -> int:
     parser.add_argument("--pvalues", default=None, help="one JSON line per audit with every p-value (appended)")
     parser.add_argument("--summary", default=None, help="write the summary here too")
     parser.add_argument("--summarize", metavar="PVALUES.jsonl", help="run nothing: summarize an earlier --pvalues")
+    parser.add_argument("--resample", nargs=2, type=int, metavar=("TEXTS", "AUDITS"),
+                        help="instead of audits: draw TEXTS texts of each of --arms, then resample AUDITS audits of "
+                             "96 of them and count the pooled drafter tests' normal p-values at or below 1e-3, "
+                             "1.25e-4 (the pooled threshold), 1e-5 and 1.6e-6 (text_study.pooled_z_tail)")
     args = parser.parse_args()
+    if args.resample:
+        return resample(args)
     if args.audits < 1 or args.first < 0 or args.first % BATCH:
         parser.error(f"--audits must be positive and --first a multiple of {BATCH} (each batch's seed is its first's)")
     if args.summarize:
@@ -86,6 +93,34 @@ def study(args) -> dict:
     print(f"{args.audits} audits per arm ({', '.join(args.arms)}): {time.perf_counter() - start:.0f} s wall, "
           f"load {before} -> {load()}", file=sys.stderr, flush=True)
     return by_arm
+
+
+def resample(args) -> int:
+    """The pooled drafter z's law under the texts' real dependence: per-text sums, resampled."""
+    import numpy as np
+    import torch
+
+    from grader.audit import text_study
+
+    torch.set_num_threads(1)
+    pair, found = text_study.StudyPair.tiny(), {}
+    for arm in args.arms:
+        start, before = time.perf_counter(), load()
+        rows = text_study.text_sums(pair, arm, args.resample[0], args.seed)
+        found[arm] = {"texts": args.resample[0], "audits": args.resample[1],
+                      "seconds_drawing": round(time.perf_counter() - start, 1), "load": f"{before} -> {load()}"}
+        for kind, sums in rows.items():
+            s, v = sums[:, 0], sums[:, 1]
+            found[arm][kind] = {"mean_S": float(s.mean()), "sd_S": float(s.std()), "sqrt_mean_V": float(np.sqrt(v.mean())),
+                                "skewness": float(np.mean((s - s.mean()) ** 3) / s.std() ** 3),
+                                "excess_kurtosis": float(np.mean((s - s.mean()) ** 4) / s.std() ** 4 - 3),
+                                "at_or_below": text_study.pooled_z_tail(sums, args.resample[1],
+                                                                        (1e-3, 1.25e-4, 1e-5, 1.6e-6), args.seed + 1)}
+    text = json.dumps(found, indent=1)
+    print(text)
+    if args.summary:
+        Path(args.summary).write_text(text + "\n")
+    return 0
 
 
 def short_line(arm: str, index: int, audit) -> dict:

@@ -235,6 +235,25 @@ def test_the_text_study_draws_whole_texts_the_audit_reads_as_its_own_and_sees_a_
     assert text_study.one_sided_upper(0, 2995) <= 1e-3 < text_study.one_sided_upper(0, 2990)
 
 
+def test_resampled_texts_give_the_pooled_z_its_law_and_a_wrong_variance_shows():
+    """text_study.text_sums / pooled_z_tail: an exact arm's per-text sums are centred with the
+    variance V says, a colder law's are not; resampling rows whose S has variance V gives the
+    normal law's rate, rows whose S varies twice as much give far more small p-values."""
+    from grader.audit import text_study
+
+    pair = text_study.StudyPair.tiny()
+    for arm, shifted in (("float64", False), ("colder", True)):
+        rows = text_study.text_sums(pair, arm, 480, batch=240)["mode"]
+        z = rows[:, 0].sum() / np.sqrt(rows[:, 1].sum())
+        assert (abs(z) > 6) == shifted, (arm, z)
+    rng, audits = np.random.default_rng(0), 40_000
+    exact = np.stack([rng.normal(0, np.sqrt(3.0), 5000), np.full(5000, 3.0)], axis=1)
+    wide = np.stack([rng.normal(0, np.sqrt(6.0), 5000), np.full(5000, 3.0)], axis=1)
+    law = scipy_stats.binom(audits, 1e-2)
+    assert law.ppf(1e-4) <= text_study.pooled_z_tail(exact, audits, (1e-2,))[1e-2] <= law.ppf(1 - 1e-4)
+    assert text_study.pooled_z_tail(wide, audits, (1e-2,))[1e-2] > 4 * audits * 1e-2
+
+
 @pytest.mark.slow
 def test_the_text_study_script_counts_each_arms_alarms(tmp_path):
     """scripts/audit_text_study.py end to end at a few audits per arm: each arm's lines, the

@@ -9,6 +9,8 @@
 - ``power``: the smallest temperature error and drafter-leaning mixture the draws catch;
 - ``exact``: the exact-law audit on the tiny enumerable pairs;
 - ``replay``: a plain exact loop whose steps the replayed engine bugs (tests/audit_samplers/) swap;
+- ``null_study`` and ``text_study``: the family's false-alarm rate on simulated exact audits (fixed
+  contexts of the shipped pair; whole texts drawn token by token on the tiny pair);
 - ``report``: text, JSON and figure; ``command``: the CLI.
 """
 

@@ -16,7 +16,9 @@ What it leaves out (docs/audit.md says so beside its numbers): the contexts stay
 texts produced, so a token's law no longer depends on the tokens drawn before it in the same
 simulated text (the pooled martingales' dependence between a text's tokens), and the draws come
 from the float64 laws the audit computes, not the float32 ones a sampler uses. The real audits
-whose contexts it borrows are exact audits too, and are reported beside it.
+whose contexts it borrows are exact audits too, and are reported beside it. ``text_study``
+draws whole texts token by token on the tiny pair, in float64 and as a float32 sampler, for
+those two.
 """
 from dataclasses import dataclass
 

@@ -224,9 +224,12 @@ def pooled_z_tail(rows: np.ndarray, audits: int, thresholds: tuple[float, ...], 
                   texts: int = TEXTS) -> dict[float, int]:
     """How many of ``audits`` resampled audits (``texts`` rows of ``rows`` ``[m, 2]`` drawn with
     replacement each, ``text_sums``'s per-text (S, V)) have a two-sided normal p-value of
-    z = Σ S / √Σ V at or below each threshold: the pooled test's level under the texts' real law."""
+    z = Σ S / √Σ V at or below each threshold: the pooled test's level under the texts' real law.
+    The S's are centred first: their exact mean is 0 (a martingale), the pool's is noise that
+    a resampled sum of ``texts`` of them would carry as a bias."""
     from scipy import stats
 
+    rows = np.stack([rows[:, 0] - rows[:, 0].mean(), rows[:, 1]], axis=1)
     rng = np.random.default_rng([seed, 49])
     counts = dict.fromkeys(thresholds, 0)
     for done in range(0, audits, 20_000):
