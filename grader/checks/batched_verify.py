@@ -141,11 +141,11 @@ def vectorised(check: CheckRun, adapter: rounds.VerifierAdapter[RowsCase], verif
 BATCHES = batches(CASES)
 SUITE = rounds.Suite("batched_speculative_sampling", Adapter(judge="laws_of_rows"), (
     rounds.EveryCall("p == q accepts every draft", rows_of(EQUAL, 3), EQUAL.k,
-                     f"(p == q in every row, B = 3, k = {EQUAL.k}, on {{device}})",
+                     "(p == q in every row, B = 3, k = {stop}, on {device})",
                      "rejected_idx was {wrong} in some rows of {calls} rounds where p[:, :k] == q; it must be "
-                     f"k = {EQUAL.k} everywhere", rounds.EQUAL_HINT, zero_hint=rounds.NONE_REJECTED_HINT),
+                     "k = {stop} everywhere", rounds.EQUAL_HINT, zero_hint=rounds.NONE_REJECTED_HINT),
     rounds.EveryCall("a draft with p = 0 is never accepted", rows_of(ZERO_TARGET, 2), 1, "(draft 1 has p = 0)",
-                     f"rejected_idx was {{wrong}}; {rounds.ZERO_TARGET_MESSAGE}", rounds.ZERO_TARGET_HINT,
+                     "rejected_idx was {wrong}; " + rounds.ZERO_TARGET_MESSAGE, rounds.ZERO_TARGET_HINT,
                      per_device=False,
                      drafts=torch.from_numpy(np.stack([ZERO_TARGET_DRAFTS, ZERO_TARGET_DRAFTS[::-1]], axis=1))),
     rounds.Generator(BATCHES[-1]),

@@ -101,7 +101,7 @@ SUITE = rounds.Suite("multi_draft_sampling", Adapter(judge="laws"), (
                      "every time", rounds.EQUAL_HINT),
     rounds.EveryCall("a draft with p = 0 is never accepted", ZERO_TARGET, 3, "(every draft has p = 0)",
                      "index was {wrong}; every draft has target probability 0 here, so every call must return "
-                     "index m = 3 (and a token from the residual)", rounds.ZERO_TARGET_HINT,
+                     "index m = {stop} (and a token from the residual)", rounds.ZERO_TARGET_HINT,
                      per_device=False, drafts=ZERO_TARGET_DRAFTS),
     one_hot_target,
     rounds.Generator(CASES[3]),  # flat, m = 3: many possible answers

@@ -51,12 +51,11 @@ def arrange(draft: torch.Tensor, target: torch.Tensor, proposal: torch.Tensor) -
 
 
 SUITE = rounds.Suite("speculative_sampling", Adapter(), (
-    rounds.EveryCall("p == q accepts every draft", EQUAL, EQUAL.k, f"(p == q, k = {EQUAL.k}, on {{device}})",
-                     "rejected_idx was {wrong} in some of {calls} rounds where target_dists[:k] == "
-                     f"proposal_dists; it must be k = {EQUAL.k} every time", rounds.EQUAL_HINT,
-                     zero_hint=rounds.NONE_REJECTED_HINT),
+    rounds.EveryCall("p == q accepts every draft", EQUAL, EQUAL.k, "(p == q, k = {stop}, on {device})",
+                     "rejected_idx was {wrong} in some of {calls} rounds where target_dists[:k] == proposal_dists; "
+                     "it must be k = {stop} every time", rounds.EQUAL_HINT, zero_hint=rounds.NONE_REJECTED_HINT),
     rounds.EveryCall("a draft with p = 0 is never accepted", ZERO_TARGET, 1, "(draft 1 has p = 0)",
-                     f"rejected_idx was {{wrong}}; {rounds.ZERO_TARGET_MESSAGE}", rounds.ZERO_TARGET_HINT,
+                     "rejected_idx was {wrong}; " + rounds.ZERO_TARGET_MESSAGE, rounds.ZERO_TARGET_HINT,
                      per_device=False, drafts=torch.from_numpy(ZERO_TARGET_DRAFTS)),
     rounds.Generator(CASES[2]),  # flat rows, k = 5: many answers
     rounds.Laws(tuple(CASES))))

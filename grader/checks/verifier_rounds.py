@@ -204,8 +204,9 @@ class EveryCall(Generic[C]):
     """A deterministic property: every call on ``case`` stops at ``stop`` (as the adapter's
     ``stops`` reads it), on each device when ``per_device``. The drafts are ``drafts`` (in the
     adapter's form), or ``case.draws`` calls drawn from ``case.q``. The case's label keys the
-    draws and the seed; ``what`` names the calls (``{device}``), ``message`` what was wrong
-    (``{wrong}``, the stops found instead, and ``{calls}``). ``zero_hint`` replaces ``hint``
+    draws and the seed. ``what`` names the calls and ``message`` says what was wrong, as
+    ``str.format`` templates of ``device``, ``stop``, ``calls`` (``case.draws``) and ``wrong``
+    (the stops found instead; message only). ``zero_hint`` replaces ``hint``
     when every wrong call stopped at 0 (argmax over a row of all-False rejections)."""
     name: str
     case: C
@@ -222,12 +223,13 @@ class EveryCall(Generic[C]):
             drafts = self.drafts if self.drafts is not None else adapter.draw(check, self.case, self.case.draws,
                                                                                self.case.label)
             check.seed_everything(*((self.case.label, device) if device else (self.case.label,)))
-            answers = adapter.answers(check, verify, self.case, drafts, self.what.format(device=device),
+            answers = adapter.answers(check, verify, self.case, drafts,
+                                      self.what.format(device=device, stop=self.stop, calls=self.case.draws),
                                       device or "cpu")
             wrong = sorted({stop for answer in answers for stop in adapter.stops(answer) if stop != self.stop})
             hint = self.zero_hint if self.zero_hint and wrong == [0] else self.hint
-            check.require(self.name, not wrong, self.message.format(wrong=wrong, calls=self.case.draws), hint,
-                          case=device)
+            message = self.message.format(device=device, stop=self.stop, calls=self.case.draws, wrong=wrong)
+            check.require(self.name, not wrong, message, hint, case=device)
 
 
 @dataclass(frozen=True, eq=False)

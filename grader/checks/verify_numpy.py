@@ -82,11 +82,10 @@ def list_inputs(check: CheckRun, adapter: rounds.VerifierAdapter[RoundCase], ver
 SUITE = rounds.Suite("speculative_decoding_verify", Adapter(), (
     list_inputs,
     rounds.EveryCall("p == q accepts every draft", EQUAL, EQUAL.k, "(p == q)",
-                     "some rounds accepted only {wrong} of " f"{EQUAL.k} drafts where draft_probs == "
-                     f"target_probs[:k]; all {EQUAL.k} must be accepted, then the bonus token", rounds.EQUAL_HINT,
-                     per_device=False),
+                     "some rounds accepted only {wrong} of {stop} drafts where draft_probs == target_probs[:k]; "
+                     "all {stop} must be accepted, then the bonus token", rounds.EQUAL_HINT, per_device=False),
     rounds.EveryCall("a draft with p = 0 is never accepted", ZERO_TARGET, 1, "(draft 1 has p = 0)",
-                     f"some rounds accepted {{wrong}} drafts; {rounds.ZERO_TARGET_MESSAGE}", rounds.ZERO_TARGET_HINT,
+                     "some rounds accepted {wrong} drafts; " + rounds.ZERO_TARGET_MESSAGE, rounds.ZERO_TARGET_HINT,
                      per_device=False, drafts=ZERO_TARGET_DRAFTS.tolist()),
     rounds.Laws(tuple(CASES))))
 
