@@ -40,6 +40,9 @@ def main() -> int:
     parser.add_argument("--pvalues", default=None, help="one JSON line per audit with every p-value (appended)")
     parser.add_argument("--summary", default=None, help="write the summary here too")
     parser.add_argument("--summarize", metavar="PVALUES.jsonl", help="run nothing: summarize an earlier --pvalues")
+    parser.add_argument("--pair", choices=["tiny", "shipped"], default="tiny",
+                        help="with --resample: the tiny pair (default) or the shipped one (its float64 arm is the "
+                             "float32 model's own law, as its real audits compute it)")
     parser.add_argument("--resample", nargs=2, type=int, metavar=("TEXTS", "AUDITS"),
                         help="instead of audits: draw TEXTS texts of each of --arms, then resample AUDITS audits of "
                              "96 of them and count the pooled drafter tests' normal p-values at or below 1e-3, "
@@ -103,10 +106,11 @@ def resample(args) -> int:
     from grader.audit import text_study
 
     torch.set_num_threads(1)
-    pair, found = text_study.StudyPair.tiny(), {}
+    pair, found = getattr(text_study.StudyPair, args.pair)(), {}
     for arm in args.arms:
         start, before = time.perf_counter(), load()
-        rows = text_study.text_sums(pair, arm, args.resample[0], args.seed)
+        rows = text_study.text_sums(pair, arm, args.resample[0], args.seed,
+                                    batch=2400 if args.pair == "tiny" else 240)  # the shipped logits: 280 MB a batch
         found[arm] = {"texts": args.resample[0], "audits": args.resample[1],
                       "seconds_drawing": round(time.perf_counter() - start, 1), "load": f"{before} -> {load()}"}
         for kind, sums in rows.items():

@@ -386,7 +386,7 @@ def test_top_p_first_is_sglangs_convention_on_its_pull_requests_example():
 
 def test_a_token_at_a_filters_edge_within_float32_rounding_is_not_counted_outside_the_support():
     """A float32 sampler's top-p sums or top-k comparison may put the nucleus's last token on the
-    other side of the cut (the tiny pair's float32 samplers did in about 1 % of audits): such a
+    other side of the cut (the tiny pair's float32 samplers did in 10 of 3,000 audits): such a
     token, within ROUNDING_MASS or ROUNDING_LOGIT of the cut, is not counted; one beyond is."""
     def logits_of(*probs):
         return torch.tensor(probs, dtype=torch.float64).log()

@@ -61,6 +61,17 @@ class StudyPair:
                                 generator=torch.Generator().manual_seed(MODEL_SEED))
         return cls(target, drafter, copy.deepcopy(target).float(), prompts)
 
+    @classmethod
+    def shipped(cls) -> "StudyPair":
+        """The shipped pair (float32, as the real audit runs it: its laws are the audit's) and
+        the audit's held-out prompts, for ``text_sums`` (its audits cost seconds here)."""
+        from grader.audit.command import PROMPT_LENGTH, PROMPTS as COUNT
+        from grader.models import load_pair
+        from grader.models.corpus import held_out_prompts
+
+        target, drafter, tokenizer = load_pair("cpu")
+        return cls(target, drafter, target, torch.tensor(held_out_prompts(tokenizer, COUNT, PROMPT_LENGTH)))
+
 
 @dataclass
 class StudyAudit:
@@ -78,14 +89,13 @@ class StudyAudit:
 def law_of(arm: str, settings: Sampling = SETTINGS):
     """``(law, model of StudyPair, cache)`` of an arm: ``law`` maps the last logits ``[B, V]``
     to the probabilities drawn from."""
-    vocab = tiny.TINY_VOCAB
+    colder = Sampling(settings.temperature / 2, settings.top_k, settings.top_p)
     if arm == "float64":  # the audit's own law: float32-rounded logits, processor in float64
-        return (lambda logits: settings.processor(vocab)(logits.float().double())), "target", True
+        return (lambda logits: settings.processor(logits.shape[-1])(logits.float().double())), "target", True
     if arm == "float32-cache":
-        return settings.processor(vocab), "target32", True
+        return (lambda logits: settings.processor(logits.shape[-1])(logits)), "target32", True
     if arm == "colder":
-        colder = Sampling(settings.temperature / 2, settings.top_k, settings.top_p).processor(vocab)
-        return (lambda logits: colder(logits.float().double())), "target", False
+        return (lambda logits: colder.processor(logits.shape[-1])(logits.float().double())), "target", False
     raise ValueError(f"unknown arm {arm!r}; expected one of {', '.join(ARMS)}")
 
 
