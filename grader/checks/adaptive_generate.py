@@ -10,15 +10,25 @@ import functools
 
 from grader.checks import loop_properties as shared
 from grader.checks.harness import CheckRun
-from grader.checks.speculative_generate import MAX_GEN_LEN_HINT, RATE_TYPE_HINT, SAME_MODEL_HINT
+from grader.checks.speculative_generate import MAX_GEN_LEN_HINT, SAME_MODEL_HINT, generated
 from solutions import sampling
 
+GREEDY_RATE: shared.Judge[shared.LoopRun] = shared.Judge("adaptive_generate.greedy_rate")
 GREEDY_RUNS = [([0], {"gamma": 2, "threshold": 0.3}), ([2, 3, 4], {"gamma": 4, "threshold": 0.5}),
                ([5, 1], {"gamma": 6, "threshold": 0.7})]
-LAW_CASES = [  # (processor, drafter, prompt, shape, max_gen_len, draws)
-    (sampling.MultinomialProcessor(temperature=1.0), "near", [0], {"gamma": 4, "threshold": 0.4}, 4, 300),
-    (sampling.MultinomialProcessor(temperature=0.6), "GPT-2", [2, 3, 4, 5], {"gamma": 3, "threshold": 0.3}, 4, 300),
-    (sampling.TopKProcessor(temperature=1.0, top_k=3), "near", [3], {"gamma": 4, "threshold": 0.5}, 5, 300),
+
+
+def law_case(number: int, processor: sampling.LogitsProcessor, drafter: str, prompt: list[int], gamma: int,
+             threshold: float, length: int) -> shared.LawCase:
+    return shared.LawCase(f"law-{number}", f"{processor!r}, {drafter} drafter, prompt {prompt}, gamma={gamma}, "
+                          f"threshold={threshold}, max_gen_len={length}", processor, prompt, length, 300,
+                          shape={"gamma": gamma, "threshold": threshold}, drafter=drafter)
+
+
+LAW_CASES = [
+    law_case(1, sampling.MultinomialProcessor(temperature=1.0), "near", [0], 4, 0.4, 4),
+    law_case(2, sampling.MultinomialProcessor(temperature=0.6), "GPT-2", [2, 3, 4, 5], 3, 0.3, 4),
+    law_case(3, sampling.TopKProcessor(temperature=1.0, top_k=3), "near", [3], 4, 0.5, 5),
 ]
 GREEDY_HINT = ("under greedy decoding the output must be the target's own greedy text, however many drafts a round "
                "makes: the target's forward over the last token and the m drafts verifies them all, row i for draft i.",
@@ -37,23 +47,10 @@ def run(check: CheckRun) -> None:
         label = f"near drafter, prompt {prompt}, " + ", ".join(f"{k}={v}" for k, v in shape.items())
         _, rate = loop.call(prompt, drafters["near"], target, **shape, max_gen_len=shared.GREEDY_LENGTH,
                             eos_tokens_id=shared.NO_EOS, what=f"(greedy, {label})")
-        check.judge("greedy_rate", prompt, shape, rate, drafters["near"], target, label)
+        GREEDY_RATE(check, shared.LoopRun(label, prompt, target, drafters["near"], shape, number=rate))
     check.stop_if_failed("law tests")
-    for processor, drafter, prompt, shape, length, draws in LAW_CASES:
-        label = f"{processor!r}, {drafter} drafter, prompt {prompt}, gamma={shape['gamma']}, " \
-                f"threshold={shape['threshold']}, max_gen_len={length}"
-        check.seed_everything("law", label)
-        samples = [tuple(loop.call(prompt, drafters[drafter], target, **shape, max_gen_len=length,
-                                   logits_processor=processor, eos_tokens_id=1, what=f"({label})")[0])
-                   for _ in range(draws * check.draws)]
-        check.judge("loop_properties.law_tests", samples, target, prompt, length, processor, 1, label, LAW_HINT)
-
-
-def generated(check: CheckRun, generate, *args, what: str, **kwargs) -> tuple[list[int], float]:
-    """The learner's ``(ids, acceptance_rate)``, greedy unless told otherwise."""
-    kwargs.setdefault("logits_processor", shared.GREEDY)
-    return shared.ids_and_number(check, check.call(generate, *args, what=what, **kwargs), what,
-                                 ("acceptance rate", "acceptance_rate"), 1, RATE_TYPE_HINT)
+    for case in LAW_CASES:
+        shared.check_law(check, loop, target, drafters, case, LAW_HINT)
 
 
 def as_loop(check: CheckRun, generate) -> shared.Loop:

@@ -3,19 +3,29 @@
 reference's outputs and the exact law are the decider's alone (grader/judges/loop_properties.py)."""
 from itertools import zip_longest
 
+from grader.checks import loop_properties as suite
 from grader.checks.harness import CheckRun
+from grader.checks.loop_properties import NO_EOS, SAID, Greedy, LawCase, Samples
 from grader.observers.recording import RecordingModel
 from grader.oracle import tiny
 from solutions import sampling
 
-NO_EOS = 10**6  # an end token the tiny models can never produce
 LAW_DRAWS = 600
 LAW_LENGTH = 3
-LAW_CASES = [  # (processor, prompt, use_cache); the tiny models' eos (1) ends sequences early
-    (sampling.MultinomialProcessor(temperature=1.0), [0], False),
-    (sampling.MultinomialProcessor(temperature=0.6), [2, 3, 4, 5], True),
-    (sampling.TopKProcessor(temperature=1.0, top_k=3), [3], True),
-    (sampling.NucleusProcessor(temperature=1.0, top_p=0.8), [4, 2], False),
+
+
+def law_case(number: int, processor: sampling.LogitsProcessor, prompt: list[int], use_cache: bool) -> LawCase:
+    """A law case of ``LAW_DRAWS`` runs of ``LAW_LENGTH`` tokens; the tiny models' eos (1)
+    ends sequences early."""
+    return LawCase(f"law-{number}", f"{processor!r}, prompt {prompt}, use_cache={use_cache}", processor, prompt,
+                   LAW_LENGTH, LAW_DRAWS, eos=1, shape={"use_cache": use_cache})
+
+
+LAW_CASES = [
+    law_case(1, sampling.MultinomialProcessor(temperature=1.0), [0], False),
+    law_case(2, sampling.MultinomialProcessor(temperature=0.6), [2, 3, 4, 5], True),
+    law_case(3, sampling.TopKProcessor(temperature=1.0, top_k=3), [3], True),
+    law_case(4, sampling.NucleusProcessor(temperature=1.0, top_p=0.8), [4, 2], False),
 ]
 GREEDY_HINT = ("each step predicts the next token from everything so far and appends it; the output is "
                "the new tokens only.",
@@ -45,54 +55,43 @@ def run(check: CheckRun) -> None:
     check_end_tokens(check, generate, models["tiny Llama"])
     check_shipped_pair(check, generate)
     for case in LAW_CASES:
-        check_law(check, generate, models["tiny Llama"], *case)
+        check_law(check, generate, models["tiny Llama"], case)
 
 
-def generated(check: CheckRun, generate, *args, what: str, **kwargs) -> list[int]:
-    ids = check.call(generate, *args, what=what, **kwargs)
-    if not (isinstance(ids, list) and all(isinstance(i, int) for i in ids)):
-        check.fail("return type", f"returned {type(ids).__name__} {str(ids)[:80]} {what}; "
-                   "expected a list of Python ints (the generated ids, prompt excluded); "
-                   "`tensor.tolist()` gives one")
-    return ids
+def check_greedy(check: CheckRun, generate, model, label: str, prompt: list[int], use_cache: bool) -> None:
+    ids = suite.generated(check, generate, prompt, model, max_gen_len=8, eos_tokens_id=NO_EOS,
+                          use_cache=use_cache, what=f"({label})")
+    suite.GREEDY_JUDGE(check, Greedy("greedy output", ids, model, prompt, {"max_gen_len": 8, "eos_tokens_id": NO_EOS},
+                                     GREEDY_HINT, "gave {ids}; greedy decoding gives {expected}", case=label))
 
 
-def check_greedy(check, generate, model, label, prompt, use_cache):
-    ids = generated(check, generate, prompt, model, max_gen_len=8, eos_tokens_id=NO_EOS,
-                    use_cache=use_cache, what=f"({label})")
-    check.judge("loop_properties.greedy", "greedy output", ids, model, prompt, GREEDY_HINT,
-                "gave {ids}; greedy decoding gives {expected}", case=label, max_gen_len=8, eos_tokens_id=NO_EOS)
-
-
-def check_end_tokens(check, generate, model):
+def check_end_tokens(check: CheckRun, generate, model) -> None:
     """Two end tokens of the learner's own greedy text (the one of ``max_gen_len=10``): the
     later one alone, then both (the earlier must win); the judge holds the outputs to the
     reference's."""
-    free = generated(check, generate, [5], model, max_gen_len=10, eos_tokens_id=NO_EOS,
-                     what="(max_gen_len=10)")
-    firsts = sorted({t: i for i, t in reversed(list(enumerate(free)))}.items(), key=lambda x: x[1])
-    (early, _), (late, _) = (firsts[0], firsts[-1]) if firsts else ((NO_EOS, 0), (NO_EOS, 0))
+    free = suite.generated(check, generate, [5], model, max_gen_len=10, eos_tokens_id=NO_EOS,
+                           what="(max_gen_len=10)")
+    (_, early), (_, late) = suite.end_tokens_in(free, range(len(free)))
     for eos, (prop, case), hint in ((late, ("end token", "int"), "stop right after the first end token "
                                      "and include it in the output"),
                                     ([late, early], ("end tokens", "list"), "with a list, stop at whichever "
                                      "end token comes first in the text, not at the first one listed")):
-        ids = generated(check, generate, [5], model, max_gen_len=10, eos_tokens_id=eos,
-                        what=f"(eos_tokens_id={eos})")
-        check.judge("loop_properties.greedy", prop, ids, model, [5], hint,
-                    f"with eos_tokens_id={eos} gave {{ids}}; expected {{expected}}", case=case,
-                    max_gen_len=10, eos_tokens_id=eos)
+        ids = suite.generated(check, generate, [5], model, max_gen_len=10, eos_tokens_id=eos,
+                              what=f"(eos_tokens_id={eos})")
+        suite.GREEDY_JUDGE(check, Greedy(prop, ids, model, [5], {"max_gen_len": 10, "eos_tokens_id": eos}, hint,
+                                         f"with eos_tokens_id={eos} {SAID}", case=case))
     for length in (1, 10):
-        ids = free if length == 10 else generated(check, generate, [5], model, max_gen_len=length,
-                                                  eos_tokens_id=NO_EOS, what=f"(max_gen_len={length})")
+        ids = free if length == 10 else suite.generated(check, generate, [5], model, max_gen_len=length,
+                                                        eos_tokens_id=NO_EOS, what=f"(max_gen_len={length})")
         check.require(f"max_gen_len={length}", len(ids) == length,
                       f"gave {len(ids)} tokens; expected exactly {length} when no end token comes")
 
 
-def check_forwards(check, generate, model, use_cache):
+def check_forwards(check: CheckRun, generate, model, use_cache: bool) -> None:
     recorder = RecordingModel(model, check.observation)
     prompt = [2, 3, 4]
-    generated(check, generate, prompt, recorder, max_gen_len=5, eos_tokens_id=NO_EOS,
-              use_cache=use_cache, what=f"(use_cache={use_cache})")
+    suite.generated(check, generate, prompt, recorder, max_gen_len=5, eos_tokens_id=NO_EOS,
+                    use_cache=use_cache, what=f"(use_cache={use_cache})")
     fed = [(f.fed, f.cached) for f in recorder.forwards]
     if use_cache:
         expected = [(len(prompt), 0)] + [(1, len(prompt) + k) for k in range(4)]
@@ -107,7 +106,7 @@ def check_forwards(check, generate, model, use_cache):
                       f"of {len(prompt)}, 5 new tokens)", CACHED_FEED_HINT if use_cache else FULL_FEED_HINT, table)
 
 
-def check_shipped_pair(check, generate):
+def check_shipped_pair(check: CheckRun, generate) -> None:
     from grader.models import SHIPPED_MISSING, SHIPPED_TARGET, load_model, shipped_pair_present
 
     if not shipped_pair_present():
@@ -118,19 +117,16 @@ def check_shipped_pair(check, generate):
     target = load_model(SHIPPED_TARGET, device="cpu")
     tokenizer = AutoTokenizer.from_pretrained(SHIPPED_TARGET)
     prompt = tokenizer("def read_config(path):\n")["input_ids"]
-    ids = generated(check, generate, prompt, target, max_gen_len=16, use_cache=True,
-                    what="(the shipped target, greedy, use_cache=True)")
-    check.judge("loop_properties.greedy", "greedy output", ids, target, prompt,
-                said="gave {ids}; greedy decoding gives {expected}", case="shipped target", max_gen_len=16,
-                use_cache=True)
+    ids = suite.generated(check, generate, prompt, target, max_gen_len=16, use_cache=True,
+                          what="(the shipped target, greedy, use_cache=True)")
+    suite.GREEDY_JUDGE(check, Greedy("greedy output", ids, target, prompt, {"max_gen_len": 16, "use_cache": True},
+                                     said="gave {ids}; greedy decoding gives {expected}", case="shipped target"))
 
 
-def check_law(check, generate, model, processor, prompt, use_cache):
-    label = f"{processor!r}, prompt {prompt}, use_cache={use_cache}"
-    check.seed_everything(label)
-    samples = [tuple(generated(check, generate, prompt, model, max_gen_len=LAW_LENGTH,
-                               logits_processor=processor, eos_tokens_id=1,
-                               use_cache=use_cache, what=f"({label})"))
-               for _ in range(LAW_DRAWS * check.draws)]
-    check.judge("loop_properties.first_tokens", f"law of the first {LAW_LENGTH} tokens", samples,
-                model, prompt, LAW_LENGTH, processor, 1, LAW_HINT, case=label)
+def check_law(check: CheckRun, generate, model, case: LawCase) -> None:
+    check.seed_everything(case.label)
+    samples = [tuple(suite.generated(check, generate, case.prompt, model, max_gen_len=case.max_gen_len,
+                                     logits_processor=case.processor, eos_tokens_id=case.eos, **case.shape,
+                                     what=f"({case.label})"))
+               for _ in range(case.draws * check.draws)]
+    suite.LAW_JUDGE(check, Samples(samples, model, case, LAW_HINT, per_token=False))

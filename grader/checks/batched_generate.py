@@ -14,14 +14,28 @@ compared with is the decider's alone (grader/judges/batched_generate.py).
 """
 
 from grader.checks.harness import CheckRun
-from grader.checks.loop_properties import GREEDY, NO_EOS, check_shipped_greedy, models
+from grader.checks.loop_properties import (
+    GREEDY,
+    GREEDY_LENGTH,
+    NO_EOS,
+    Greedy,
+    Judge,
+    LoopRun,
+    check_shipped_greedy,
+    models,
+    recorded,
+)
 from grader.checks.speculative_generate import same_processor_hint
 from grader.observers.recording import RecordingModel
 from grader.observers.trace import LoggedModel
 from solutions import sampling
 
 PROMPTS = [[0], [2, 3, 4, 5], [5, 1], [3]]  # different lengths: left padding in every row but one
-GREEDY_LENGTH = 10
+GREEDY_ROWS: Judge[LoopRun] = Judge("batched_generate.greedy")
+STOPS: Judge[Greedy] = Judge("batched_generate.stops")
+FORWARD_COUNTS: Judge[LoopRun] = Judge("batched_generate.forward_counts")
+ROW_LAWS: Judge[LoopRun] = Judge("batched_generate.row_laws")
+INDEPENDENCE: Judge[LoopRun] = Judge("batched_generate.independence")
 
 
 class Case:
@@ -34,6 +48,10 @@ class Case:
     def kwargs(self) -> dict:
         return dict(gamma=self.gamma, logits_processor=self.processor, max_gen_len=self.length,
                     eos_tokens_id=self.eos, pad_token_id=self.pad)
+
+    def row_label(self, row: int) -> str:
+        """The case of one row's law tests: "row 1, prompt [2, 3, 4, 5] of <the batch's case>"."""
+        return f"row {row}, prompt {self.prompts[row]} of {self!r}"
 
     def __repr__(self) -> str:
         eos = "" if self.eos == NO_EOS else f", eos_tokens_id={self.eos}"
@@ -58,8 +76,8 @@ LAW_HINT = ("each row must follow the target's law given its own prompt: the att
 def run(check: CheckRun) -> None:
     generate = check.function("batched_speculative_generate")
     target, drafters = models()
-    check.revise(same_processor_hint({row_label(row, prompt, case): case.processor
-                                      for case in LAW_CASES for row, prompt in enumerate(case.prompts)}))
+    check.revise(same_processor_hint({case.row_label(row): case.processor
+                                      for case in LAW_CASES for row in range(len(case.prompts))}))
     texts = [check_greedy(check, generate, target, drafter, f"{name} drafter, gamma={gamma}", gamma=gamma)
              for name, drafter in drafters.items() for gamma in (1, 3, 5)]
     check_greedy(check, generate, target, drafters["near"], "near drafter, use_cache=False",
@@ -78,11 +96,6 @@ def run(check: CheckRun) -> None:
     for case in LAW_CASES:
         check_law(check, generate, target, drafters, case)
     check_independence(check, generate, target, drafters, TWINS)
-
-
-def row_label(row: int, prompt: list[int], case: Case) -> str:
-    """The case of one row's law tests: "row 1, prompt [2, 3, 4, 5] of <the batch's case>"."""
-    return f"row {row}, prompt {prompt} of {case!r}"
 
 
 def generated(check: CheckRun, generate, prompts, *args, what: str, **kwargs):
@@ -109,8 +122,8 @@ def check_greedy(check, generate, target, drafter, label, **kwargs) -> list[list
     recorder = RecordingModel(target, check.observation)  # for the hint: its first forward's positions
     outputs, _ = generated(check, generate, PROMPTS, drafter, recorder, max_gen_len=GREEDY_LENGTH,
                            eos_tokens_id=NO_EOS, what=f"(greedy, {label})", **kwargs)
-    check.judge("greedy", label, outputs, target,
-                POSITIONS_HINT if positions_shifted(recorder.forwards[:1], PROMPTS) else LAW_HINT)
+    GREEDY_ROWS(check, LoopRun(label, PROMPTS, target, ids=outputs,
+                          hint=POSITIONS_HINT if positions_shifted(recorder.forwards[:1], PROMPTS) else LAW_HINT))
     return outputs
 
 
@@ -158,20 +171,21 @@ def check_end_tokens(check, generate, target, drafter, free):
         outputs, _ = generated(check, generate, PROMPTS, drafter, target, gamma=3,
                                max_gen_len=GREEDY_LENGTH, eos_tokens_id=eos,
                                what=f"(greedy, eos_tokens_id={eos})")
-        check.judge("stops", "each row stops at its own end token", outputs, target,
-                    "a row stops right after the earliest end token it emits (accepted drafts "
-                    "and its token), and a finished row emits nothing more while others go on",
-                    case=f"eos_tokens_id={eos}", max_gen_len=GREEDY_LENGTH, eos_tokens_id=eos)
+        STOPS(check, Greedy("each row stops at its own end token", outputs, target, PROMPTS,
+                            {"max_gen_len": GREEDY_LENGTH, "eos_tokens_id": eos},
+                            "a row stops right after the earliest end token it emits (accepted drafts "
+                            "and its token), and a finished row emits nothing more while others go on",
+                            case=f"eos_tokens_id={eos}"))
 
 
 def check_max_gen_len(check, generate, target, drafter):
     for length in (1, 2, 4, 7):
         outputs, _ = generated(check, generate, PROMPTS, drafter, target, gamma=4, max_gen_len=length,
                                eos_tokens_id=NO_EOS, what=f"(greedy, max_gen_len={length}, gamma=4)")
-        check.judge("stops", f"max_gen_len={length} in every row", outputs, target,
-                    "rows accept different numbers of drafts, so their room left differs: a row "
-                    "keeps only the tokens that fit in its own max_gen_len", max_gen_len=length,
-                    eos_tokens_id=NO_EOS)
+        STOPS(check, Greedy(f"max_gen_len={length} in every row", outputs, target, PROMPTS,
+                            {"max_gen_len": length, "eos_tokens_id": NO_EOS},
+                            "rows accept different numbers of drafts, so their room left differs: a row "
+                            "keeps only the tokens that fit in its own max_gen_len"))
 
 
 def check_same_model(check, generate, target):
@@ -211,10 +225,10 @@ def check_forwards(check, generate, target):
     roles, log = recorded(lambda *a, **k: generated(check, generate, *a, **k,
                                                     what="(greedy, models wrapped to record each forward)"),
                           PROMPTS, target, check.observation, **kwargs)
-    check.judge("forward_counts", {role: len(f) for role, f in roles.items()}, target, kwargs,
-                DRAFTER_LAG_HINT if drafter_lags(log) else
-                "each round: one drafter forward per draft position for the whole "
-                "batch, then ONE target forward over every row's pending token and drafts")
+    counts = {role: len(f) for role, f in roles.items()}
+    FORWARD_COUNTS(check, LoopRun("", PROMPTS, target, shape=kwargs, forwards=[counts], hint=(
+        DRAFTER_LAG_HINT if drafter_lags(log) else "each round: one drafter forward per draft position for the whole "
+        "batch, then ONE target forward over every row's pending token and drafts")))
     for role, forwards in roles.items():
         narrow = [f.rows for f in forwards if f.rows != len(PROMPTS)]
         check.require(f"the {role} sees the whole batch in each forward", not narrow,
@@ -228,16 +242,6 @@ def check_forwards(check, generate, target):
                       f"{role} forwards got {len(caches)} cache object(s) "
                       f"({'none' if None in caches else 'one each'} ...) and fed {later} columns "
                       "after the first", CACHE_HINT)
-
-
-def recorded(generate, prompts, target, run, **kwargs) -> tuple[dict, list]:
-    """({role: its forwards}, the forwards of both in call order) of one run whose drafter
-    and target are both ``target``, wrapped with ``run`` (the check's observation, or None
-    for the judge's reference run)."""
-    log = []
-    drafter, recorded_target = (LoggedModel(target, role, log, run) for role in ("drafter", "target"))
-    generate(prompts, drafter, recorded_target, **kwargs)
-    return {"drafter": drafter.forwards, "target": recorded_target.forwards}, log
 
 
 def check_shipped_pair(check, generate):
@@ -258,10 +262,11 @@ def samples(check: CheckRun, generate, target, drafters, case) -> tuple[list, li
 
 def check_law(check, generate, target, drafters, case):
     outputs, rates = samples(check, generate, target, drafters, case)
-    check.judge("row_laws", outputs, rates, target, drafters[case.drafter], case)
+    ROW_LAWS(check, LoopRun(repr(case), case.prompts, target, drafters[case.drafter], ids=outputs, forwards=rates,
+                            hint=LAW_HINT, case=case))
 
 
 def check_independence(check, generate, target, drafters, case):
     """Two rows with one prompt: their second tokens must be independent draws."""
     outputs, _ = samples(check, generate, target, drafters, case)
-    check.judge("independence", outputs, target, case)
+    INDEPENDENCE(check, LoopRun(repr(case), case.prompts, target, ids=outputs, case=case))

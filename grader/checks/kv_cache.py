@@ -9,10 +9,10 @@ loop does it (grader/judges/kv_cache.py, the decider's alone). Then every proper
 lesson 3.
 """
 from grader.checks.harness import CheckRun, Stop
-from grader.checks.loop_properties import GREEDY, NO_EOS, models
+from grader.checks.loop_properties import GREEDY, NO_EOS, Judge, LoopRun, models
 from grader.checks.speculative_generate import generated, run_loop_checks
 from grader.observers.trace import LoggedModel
-from grader.verdict import ERROR
+from grader.verdict import ERROR, Hint
 
 SCENARIOS = [  # (drafter, prompt, gamma, first_target)
     ("near", [2, 3], 3, True),
@@ -26,6 +26,7 @@ RULES = ("each model's cache must hold exactly the text it has seen: fed only wh
          "last token is fed next round).",
          "one DynamicCache per model before the loop; model(ids[:, cache.get_seq_length():end], "
          "cache=cache); cache.crop(-n) removes the last n")
+DISCIPLINE: Judge[LoopRun] = Judge("kv_cache.discipline")
 
 
 def run(check: CheckRun) -> None:
@@ -39,11 +40,12 @@ def run(check: CheckRun) -> None:
     run_loop_checks(check, generate, target, drafters, use_cache=True)
 
 
-def check_discipline(check, generate, target, drafter, prompt, kwargs, label, returned=generated,
-                     judge: str = "kv_cache.discipline"):
+def check_discipline(check: CheckRun, generate, target, drafter, prompt: list[int], kwargs: dict, label: str,
+                     returned=generated, judge: Judge[LoopRun] = DISCIPLINE, rules: Hint = RULES) -> None:
     """One greedy run on wrapped models, its forwards judged by ``judge`` against a reference
-    loop's (grader/judges/kv_cache.py). ``returned`` reads the learner's result. A crash is
-    the verdict after the judge, which may say first what the forwards did wrong."""
+    loop's (grader/judges/kv_cache.py), ``rules`` the hint's how-to. ``returned`` reads the
+    learner's result. A crash is the verdict after the judge, which may say first what the
+    forwards did wrong."""
     log, crash, ids = [], None, None
     try:
         ids, _ = returned(check, generate, prompt, LoggedModel(drafter, "drafter", log, check.observation),
@@ -54,6 +56,7 @@ def check_discipline(check, generate, target, drafter, prompt, kwargs, label, re
             raise
         crash = stop
     with check.observing():  # the forwards as the wrappers logged them
-        check.judge(judge, log, ids, crash and crash.summary, target, drafter, prompt, kwargs, label)
+        judge(check, LoopRun(label, prompt, target, drafter, kwargs, ids=ids, raised=crash.summary if crash else "",
+                             forwards=log, hint=rules))
     if crash is not None:
         raise crash

@@ -1,21 +1,25 @@
-"""Properties every speculative loop shares, for the checks of lessons 3, 4, 5, 7, 8 and 9.
+"""The loop suite's runner half: properties every generation loop shares, for the checks of
+lessons 0, 3, 4, 5, 7, 8, 9, 11 and 12.
 
 Under greedy decoding a loop's output must equal the target's own greedy decoding token for
 token, so these properties need no statistics: the output for several drafters and prompts,
 a drafter identical to the target (every draft accepted), end tokens met inside what a round
-drafted, ``max_gen_len`` reached inside a round, and the shipped pair. The target's greedy
-decoding and the exact laws the outputs are compared with are the decider's alone
-(grader/judges/loop_properties.py). Each loop's check calls these with a `Loop`: how to
-call that loop and how its hints name its rounds.
+drafted, ``max_gen_len`` reached inside a round, and the shipped pair; under sampling, the
+target's exact law of the first tokens. The target's greedy decoding and the exact laws the
+outputs are compared with are the decider's alone (the suite's judge half,
+grader/judges/loop_properties.py). Each loop's check calls these with a `Loop`: how to call
+that loop and how its hints name its rounds. A judge is named by a typed `Judge` reference
+and takes one frozen dataclass (`Greedy`, `Shipped`, `Samples`).
 """
 import copy
-from dataclasses import dataclass
-from typing import Callable
+from dataclasses import dataclass, field
+from typing import Any, Callable, Generic, Mapping, TypeVar
 
 import torch
 
 from grader.checks.harness import CheckRun
 from grader.models import SHIPPED_MISSING, load_pair, shipped_pair_present
+from grader.observers.trace import LoggedModel
 from grader.oracle import tiny
 from grader.verdict import Hint
 from solutions import sampling
@@ -24,16 +28,181 @@ NO_EOS = 10**6  # an end token the tiny models can never produce
 MODEL_SEED = 7
 GREEDY_LENGTH = 10
 GREEDY = sampling.GreedyProcessor()
+ALONE = "gave {ids}; greedy decoding of the target alone gives {expected}"
+SAID = "gave {ids}; expected {expected}"
+IDS_TYPE = ("expected a list of Python ints (the generated ids, prompt excluded); "
+            "`tensor.tolist()` gives one")
+
+Argument = TypeVar("Argument")
 
 
-def models():
+@dataclass(frozen=True)
+class Judge(Generic[Argument]):
+    """A judge of the hidden half, by its dotted name ``"<judge module>.<function>"`` (the
+    decider's preload and tests/test_loop_suite.py resolve it). ``judge(check, argument)``
+    records its properties from its one argument in the decider; the runner skips it."""
+    name: str
+
+    def __call__(self, check: CheckRun, argument: Argument) -> None:
+        check.judge(self.name, argument)
+
+
+@dataclass(frozen=True)
+class Greedy:
+    """The greedy judge's argument: ``prop`` on ``case`` holds when ``ids`` is ``model``'s
+    greedy decoding of ``prompt`` with ``generate`` (keywords of `autoregressive_generate`:
+    ``max_gen_len``, ``eos_tokens_id``, ``use_cache``); ``said``: the message, with ``{ids}``
+    and ``{expected}`` in it."""
+    prop: str
+    ids: Any
+    model: Any
+    prompt: list[Any]  # a batched loop's: a prompt per row
+    generate: Mapping[str, Any]
+    hint: Hint = ""
+    said: str = ALONE
+    case: str = ""
+
+
+@dataclass(frozen=True)
+class Shipped:
+    """The shipped pair's judge's argument: ``outputs``, the ids of the one prompt of
+    ``prompts`` (or a list of ids per prompt when there are several), must be ``target``'s
+    greedy decoding of ``length`` tokens."""
+    prop: str
+    case: str
+    outputs: Any
+    target: Any
+    prompts: list[list[int]]
+    length: int
+    hint: Hint = ""
+
+
+@dataclass(frozen=True)
+class LawCase:
+    """One sampled setting whose law of the first tokens is known exactly. ``id`` names the
+    case in code and tests; ``label`` is the case a verdict shows, and it seeds the case's
+    draws, so it never changes. ``shape``: the loop's keywords for its rounds (``gamma``,
+    ``branching``...); ``drafter``: a name of ``models()``'s drafters, "" for a loop without
+    one; ``eos``: the end tokens, which end a sample early."""
+    id: str
+    label: str
+    processor: sampling.LogitsProcessor
+    prompt: list[int]
+    max_gen_len: int
+    draws: int
+    eos: int | list[int] = 1
+    shape: Mapping[str, Any] = field(default_factory=dict)
+    drafter: str = ""
+
+
+@dataclass(frozen=True)
+class Samples:
+    """A law judge's argument: the first tokens of ``case``'s draws, one tuple per run, that
+    must follow ``model``'s exact law; ``prop``: the joint law's property (by default "law of
+    the first L tokens"); ``per_token``: each token's law is tested too; ``label``: the case
+    shown, by default ``case.label``; ``options``: of `stats.goodness_of_fit`; ``numbers``: the
+    number each run returned, where a judge tests their law too, with ``drafter``."""
+    samples: list[tuple[int, ...]]
+    model: Any
+    case: LawCase
+    hint: Hint
+    prop: str = ""
+    per_token: bool = True
+    label: str = ""
+    options: Mapping[str, Any] = field(default_factory=dict)
+    numbers: list[float] = field(default_factory=list)
+    drafter: Any = None
+
+
+@dataclass(frozen=True)
+class LoopRun:
+    """A loop's own judge's argument: one run as the judge reads it. ``loop``: the function
+    graded, where a judge serves several loops; ``label``: the case shown; ``prompt``,
+    ``shape`` (the round's keywords) and ``max_gen_len`` it ran with, on ``target`` and
+    ``drafter`` (a model, a feature head, a corpus); what it returned (``ids``, ``number``, the
+    property ``returns`` names it in) or ``raised``; what observers logged (``forwards``,
+    ``events``, ``feeds``); the hints of a wrong output (``hint``) and a wrong number
+    (``number_hint``); ``case``: the exercise's own setting, where the judge needs more;
+    ``prop``: the property, where the check names it."""
+    label: str
+    prompt: list[Any]  # a batched loop's: a prompt per row
+    target: Any
+    drafter: Any = None
+    shape: Mapping[str, Any] = field(default_factory=dict)
+    max_gen_len: int = GREEDY_LENGTH
+    ids: Any = None
+    number: float = 0.0
+    returns: str = ""
+    raised: str = ""
+    forwards: list[Any] = field(default_factory=list)
+    events: list[Any] = field(default_factory=list)
+    feeds: list[Any] = field(default_factory=list)
+    hint: Hint = ""
+    number_hint: Hint = ""
+    loop: str = ""
+    case: Any = None
+    prop: str = ""
+
+
+GREEDY_JUDGE: Judge[Greedy] = Judge("loop_properties.greedy")
+SHIPPED_JUDGE: Judge[Shipped] = Judge("loop_properties.shipped_greedy")
+LAW_JUDGE: Judge[Samples] = Judge("loop_properties.law_tests")
+
+
+@dataclass(frozen=True)
+class Returns:
+    """What a loop returns beside its ids, as `generated` checks it: a number, failing
+    property ``prop`` unless it lies in [0, ``upper(keywords of the call)``], named ``name``
+    in the contract, with ``hint``."""
+    prop: str
+    name: str
+    upper: Callable[[Mapping[str, Any]], float]
+    hint: Hint
+
+
+RATE_HINT = ("draft i is accepted with probability min(1, p_i(d_i) / q_i(d_i)), p and q being "
+             "the processed target and drafter distributions at the same position; a round "
+             "stops at its first rejection; the rate is all accepted drafts / all drafted "
+             "tokens of the call")
+COUNTS_GAMMA_HINT = ("the rate divides by gamma drafts in every round, but a round near "
+                     "max_gen_len drafts only k = min(gamma, tokens left − 1): count the k drafts "
+                     "each round made (every rate returned is one that counting gamma gives, "
+                     "and some are impossible otherwise)")
+RATE_TYPE_HINT = ("the acceptance rate is the share of drafted tokens that were accepted, a Python float; "
+                  "a call that drafted nothing accepted nothing either.",
+                  "accepted / drafted if drafted else 0.0, never 0 / 0")
+RATE = Returns("acceptance rate", "acceptance_rate", lambda keywords: 1, RATE_TYPE_HINT)  # a chain loop's number
+GREEDILY = {"logits_processor": GREEDY}  # greedy unless told otherwise, with the reference's processor
+
+
+def generated(check: CheckRun, generate: Callable[..., Any], *args: Any, what: str, returns: Returns | None = None,
+              defaults: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
+    """``generate(*args, **kwargs)`` through ``check.call``, ``defaults`` filling the keywords
+    not given (greedy decoding with the reference's processor, not the learner's default):
+    its ids (a list of Python ints) when ``returns`` is None, else its ``(ids, number)``,
+    each checked for type (a failure of the check otherwise)."""
+    kwargs.update((key, value) for key, value in (defaults or {}).items() if key not in kwargs)
+    result = check.call(generate, *args, what=what, **kwargs)
+    if returns is not None:
+        return ids_and_number(check, result, what, (returns.prop, returns.name), returns.upper(kwargs),
+                              returns.hint)
+    if not is_ids(result):
+        check.fail("return type", f"returned {type(result).__name__} {str(result)[:80]} {what}; {IDS_TYPE}")
+    return result
+
+
+def is_ids(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(i, int) for i in value)
+
+
+def models() -> tuple[Any, dict[str, Any]]:
     """(target, {name: drafter}): a two-layer tiny Llama; a tiny GPT-2 that rarely agrees
     with it; a noisy copy of the target that agrees with it about two times in three."""
     target, gpt2 = tiny.tiny_pair(MODEL_SEED)
     return target, {"near": noisy_copy(target, scale=0.4, seed=MODEL_SEED), "GPT-2": gpt2}
 
 
-def noisy_copy(model, scale: float, seed: int):
+def noisy_copy(model: Any, scale: float, seed: int) -> Any:
     """``model`` with Gaussian noise of ``scale`` × each parameter's spread added."""
     noisy = copy.deepcopy(model)
     generator = torch.Generator().manual_seed(seed)
@@ -44,13 +213,13 @@ def noisy_copy(model, scale: float, seed: int):
     return noisy
 
 
-def ids_and_number(check: CheckRun, result, what: str, names: tuple[str, str], upper: float,
+def ids_and_number(check: CheckRun, result: Any, what: str, names: tuple[str, str], upper: float,
                    hint: Hint) -> tuple[list[int], float]:
     """A loop's ``(ids, number)``: a failure of "return type" unless ids is a list of
     Python ints, and of ``names[0]`` (the property; ``names[1]`` is the returned field)
     unless the number is a Python float in [0, upper]."""
     ids, number = result if isinstance(result, tuple) and len(result) == 2 else (None, None)
-    if not (isinstance(ids, list) and all(isinstance(i, int) for i in ids)):
+    if not is_ids(ids):
         check.fail("return type", f"returned {type(result).__name__} {str(result)[:80]} {what}; "
                    f"expected a tuple (ids, {names[1]}) whose ids are a list of Python ints "
                    "(the generated ids, prompt excluded); `tensor.tolist()` gives one")
@@ -69,9 +238,10 @@ class Loop:
     sets a round's size in the runs below (``{"gamma": 4}``); a round of that shape drafts
     at most ``depth`` tokens, the first of round one at output position ``first_drafted``
     (1 when the target's prefill chose position 0). ``all_accepted(length)`` is the number
-    the loop returns when every draft of a run of that length is accepted."""
-    call: Callable
-    shape: dict
+    the loop returns when every draft of a run of that length is accepted. ``call``'s
+    ``drafter`` is whatever drafts: a model, a feature head, a corpus."""
+    call: Callable[..., tuple[list[int], float]]
+    shape: dict[str, Any]
     depth: int
     first_drafted: int
     all_accepted: Callable[[int], float]
@@ -82,9 +252,13 @@ class Loop:
     same_model_hint: Hint
     end_tokens_hint: Hint
     max_gen_len_hint: Hint
+    name: str = ""  # the function graded, where the judges serve several loops
+    number_hint: Hint = ""  # a wrong greedy number's (acceptance rate, mean_accepted)
+    law_hint: Hint = ""
 
 
-def check_greedy_properties(check: CheckRun, loop: Loop, target, drafters: dict, runs: list) -> None:
+def check_greedy_properties(check: CheckRun, loop: Loop, target: Any, drafters: Mapping[str, Any],
+                            runs: list[tuple[list[int], dict[str, Any]]]) -> None:
     """Every greedy property: the output for each drafter and each ``(prompt, shape)`` of
     ``runs``, a drafter equal to the target, end tokens and ``max_gen_len``."""
     for name, drafter in drafters.items():
@@ -95,15 +269,16 @@ def check_greedy_properties(check: CheckRun, loop: Loop, target, drafters: dict,
     check_max_gen_len(check, loop, target, drafters["near"])
 
 
-def check_greedy(check, loop: Loop, target, drafter, prompt, shape: dict, name: str) -> None:
+def check_greedy(check: CheckRun, loop: Loop, target: Any, drafter: Any, prompt: list[int], shape: dict[str, Any],
+                 name: str) -> None:
     label = ", ".join([name, f"prompt {prompt}"] + [f"{key}={value}" for key, value in shape.items()])
     ids, _ = loop.call(prompt, drafter, target, **shape, max_gen_len=GREEDY_LENGTH,
                        eos_tokens_id=NO_EOS, what=f"(greedy, {label})")
-    check.judge("loop_properties.greedy", "greedy output", ids, target, prompt, loop.greedy_hint, case=label,
-                max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
+    GREEDY_JUDGE(check, Greedy("greedy output", ids, target, prompt,
+                               {"max_gen_len": GREEDY_LENGTH, "eos_tokens_id": NO_EOS}, loop.greedy_hint, case=label))
 
 
-def check_same_model(check, loop: Loop, target) -> None:
+def check_same_model(check: CheckRun, loop: Loop, target: Any) -> None:
     """The drafter is the target: p == q, so every draft is accepted (and nothing is NaN).
     Two full rounds, so that only acceptance is tested here: what a round near
     ``max_gen_len`` counts is the acceptance-rate law's to judge, with its own hint."""
@@ -121,7 +296,7 @@ def check_same_model(check, loop: Loop, target) -> None:
                       loop.same_model_hint, case=repr(processor))
 
 
-def check_end_tokens(check, loop: Loop, target) -> None:
+def check_end_tokens(check: CheckRun, loop: Loop, target: Any) -> None:
     """Two end tokens that the drafter (= target, so every draft is accepted) drafts in the
     first round: the later one given alone, then both (the earlier must win). They are
     chosen from the loop's own greedy text (the judge holds the outputs to the target's)."""
@@ -133,22 +308,26 @@ def check_end_tokens(check, loop: Loop, target) -> None:
                       ([late, early], "end tokens (list): the earliest wins")):
         ids, _ = loop.call(prompt, target, target, **loop.shape, max_gen_len=GREEDY_LENGTH,
                            eos_tokens_id=eos, what=f"(eos_tokens_id={eos})")
-        check.judge("loop_properties.greedy", prop, ids, target, prompt, loop.end_tokens_hint,
-                    f"with eos_tokens_id={eos} gave {{ids}}; expected {{expected}}",
-                    max_gen_len=GREEDY_LENGTH, eos_tokens_id=eos)
+        GREEDY_JUDGE(check, Greedy(prop, ids, target, prompt, {"max_gen_len": GREEDY_LENGTH, "eos_tokens_id": eos},
+                                   loop.end_tokens_hint, f"with eos_tokens_id={eos} {SAID}"))
 
 
 def drafted_end_tokens(free: list[int], loop: Loop) -> tuple[tuple[int, int], tuple[int, int]]:
     """The earliest and the latest ``(position, token)`` among the tokens whose first place
     in ``free`` (greedy text) falls in what round one drafts; ``NO_EOS`` where there is no
     such token (a wrong text, which the greedy properties report)."""
+    return end_tokens_in(free, range(loop.first_drafted, loop.first_drafted + loop.depth))
+
+
+def end_tokens_in(free: list[int], positions: range) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The earliest and the latest ``(position, token)`` among the tokens whose first place
+    in ``free`` lies in ``positions``; ``(0, NO_EOS)`` for both where there is none."""
     firsts = {t: i for i, t in reversed(list(enumerate(free)))}  # each token's first position
-    drafted = range(loop.first_drafted, loop.first_drafted + loop.depth)
-    inside = sorted((i, t) for t, i in firsts.items() if i in drafted) or [(0, NO_EOS)]
+    inside = sorted((i, t) for t, i in firsts.items() if i in positions) or [(0, NO_EOS)]
     return inside[0], inside[-1]
 
 
-def check_max_gen_len(check, loop: Loop, target, drafter) -> None:
+def check_max_gen_len(check: CheckRun, loop: Loop, target: Any, drafter: Any) -> None:
     """Lengths of one and two tokens, of one round's depth, and three past it: lengths that
     end a round before what its shape would draft fits."""
     shape = ", ".join(f"{key}={value}" for key, value in loop.shape.items())
@@ -156,12 +335,12 @@ def check_max_gen_len(check, loop: Loop, target, drafter) -> None:
         for name, model in (("drafter = target", target), ("near drafter", drafter)):
             ids, _ = loop.call([1, 2], model, target, **loop.shape, max_gen_len=length, eos_tokens_id=NO_EOS,
                                what=f"(max_gen_len={length}, {shape}, {name})")
-            check.judge("loop_properties.greedy", f"max_gen_len={length}", ids, target, [1, 2],
-                        loop.max_gen_len_hint, "gave {ids}; expected {expected}", case=name,
-                        max_gen_len=length, eos_tokens_id=NO_EOS)
+            GREEDY_JUDGE(check, Greedy(f"max_gen_len={length}", ids, target, [1, 2],
+                                       {"max_gen_len": length, "eos_tokens_id": NO_EOS}, loop.max_gen_len_hint,
+                                       SAID, case=name))
 
 
-def check_shipped_greedy(check, prop: str, case: str, texts: list[str], length: int, run,
+def check_shipped_greedy(check: CheckRun, prop: str, case: str, texts: list[str], length: int, run: Callable[..., Any],
                          hint: Hint = "") -> None:
     """On the shipped pair, greedy output equals the shipped target's greedy decoding of the
     same ``length`` tokens. ``run(prompt_ids, drafter, target)`` gives the learner's ids; with
@@ -172,5 +351,27 @@ def check_shipped_greedy(check, prop: str, case: str, texts: list[str], length: 
     target, drafter, tokenizer = load_pair(device="cpu")
     prompts = [tokenizer(text)["input_ids"] for text in texts]
     outputs = run(prompts[0] if len(prompts) == 1 else prompts, drafter, target)
-    check.judge("loop_properties.shipped_greedy", prop, outputs, target, prompts, length, hint, case=case)
+    SHIPPED_JUDGE(check, Shipped(prop, case, outputs, target, prompts, length, hint))
 
+
+
+def check_law(check: CheckRun, loop: Loop, target: Any, drafters: Mapping[str, Any], case: LawCase,
+              hint: Hint) -> None:
+    """The target's exact law of ``case``'s first tokens (jointly and token by token), from
+    ``case.draws`` runs of the loop (times the grading config's draws), seeded by its label."""
+    check.seed_everything("law", case.label)
+    samples = [tuple(loop.call(case.prompt, drafters[case.drafter], target, **case.shape, max_gen_len=case.max_gen_len,
+                               logits_processor=case.processor, eos_tokens_id=case.eos, what=f"({case.label})")[0])
+               for _ in range(case.draws * check.draws)]
+    LAW_JUDGE(check, Samples(samples, target, case, hint))
+
+
+def recorded(generate: Callable[..., Any], prompts: list[list[int]], target: Any, run: Any,
+             **kwargs: Any) -> tuple[dict[str, list[Any]], list[Any]]:
+    """({role: its forwards}, the forwards of both in call order) of one run whose drafter
+    and target are both ``target``, wrapped with ``run`` (the check's observation, or None
+    for the judge's reference run)."""
+    log: list[Any] = []
+    drafter, recorded_target = (LoggedModel(target, role, log, run) for role in ("drafter", "target"))
+    generate(prompts, drafter, recorded_target, **kwargs)
+    return {"drafter": drafter.forwards, "target": recorded_target.forwards}, log

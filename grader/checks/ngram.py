@@ -22,7 +22,8 @@ the exact laws are the decider's alone (grader/judges/ngram.py).
 from dataclasses import dataclass
 
 from grader.checks.harness import CheckRun, Stop
-from grader.checks.loop_properties import MODEL_SEED, NO_EOS, check_shipped_greedy
+from grader.checks.loop_properties import LAW_JUDGE, MODEL_SEED, NO_EOS, Judge, LoopRun, Samples, check_shipped_greedy
+from grader.checks.loop_properties import LawCase as SuiteLawCase
 from grader.checks.speculative_generate import generated
 from grader.observers.trace import LoggedModel
 from grader.oracle import tiny
@@ -30,7 +31,10 @@ from grader.verdict import ERROR, Hint
 from solutions import sampling
 
 VOCAB = tiny.TINY_VOCAB
-SHOWN_FORWARDS = 6
+STORAGE: Judge["StorageAnswer"] = Judge("ngram.storage")
+CRASHED: Judge[LoopRun] = Judge("ngram.crashed")
+GREEDY_RUN: Judge[LoopRun] = Judge("ngram.greedy_run")
+FIXED_DRAFTS: Judge[LoopRun] = Judge("ngram.fixed_drafts")
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,14 @@ class StorageCase:
     query: tuple
     hint: Hint
     updates: tuple = ()
+
+
+@dataclass(frozen=True)
+class StorageAnswer:
+    """The storage judge's argument: what ``next_token`` gave (``got``) in ``case``, called as ``what`` says."""
+    case: StorageCase
+    got: int | None
+    what: str
 
 
 REPEATS = (0, 1, 2, 3, 1, 4, 3, 1, 4)  # (0, 1) -> 2 once; (1,) -> 2 once, 4 twice
@@ -185,6 +197,11 @@ class LawCase:
     def __repr__(self) -> str:
         return f"{self.processor!r}, {self.run!r}"
 
+    def law_case(self) -> SuiteLawCase:
+        """The suite's law case of this setting, its label the case's repr."""
+        return SuiteLawCase(repr(self), repr(self), self.processor, self.run.prompt, self.run.max_gen_len, self.draws,
+                            self.run.eos)
+
 
 LAW_CASES = [
     LawCase(sampling.MultinomialProcessor(temperature=1.0), Run([3], 3, 2, max_gen_len=4)),
@@ -195,13 +212,6 @@ LAW_CASES = [
             Run([0, 5, 0, 5, 0, 5], 4, 1, max_gen_len=4, first_target=False, stop_if_unknown=True,
                 lookup=True)),
 ]
-CACHE_HINT = ("with use_cache=True the target's cache must hold exactly the text it has seen: fed only "
-              "what it lacks, and rolled back after each round so that rejected drafts leave it",
-              "one DynamicCache for the target; feed it only the text and drafts past its length, and "
-              "after each round cut it back to the text's length minus one (the last token is fed next "
-              "round)",
-              "ids[:, cache.get_seq_length():end + k] for each target forward; cache.crop(-n) removes "
-              "the last n")
 INT_OR_NONE_HINT = ("next_token gives a token id as a plain Python int, or None when the storage knows "
                     "nothing: the loop puts drafts in a list and tests `is None`",
                     "return int(token) for a prediction")
@@ -245,7 +255,7 @@ def check_storage(check, storage_class, case: StorageCase):
                       f"next_token({list(case.query)}) returned {type(got).__name__} {got!r} {what}",
                       INT_OR_NONE_HINT, case=case.prop)
         return
-    check.judge("storage", case, got, what)
+    STORAGE(check, StorageAnswer(case, got, what))
 
 
 def check_greedy(check, generate, storage_class, target, greedy_run: Run):
@@ -260,21 +270,10 @@ def check_greedy(check, generate, storage_class, target, greedy_run: Run):
     except Stop as stop:  # a broken cache often ends in a shape error: say so first
         if stop.status == ERROR and greedy_run.use_cache:
             with check.observing():
-                check.judge("crashed", log, target, greedy_run, label, stop.summary)
+                CRASHED(check, LoopRun(label, greedy_run.prompt, target, raised=stop.summary, forwards=log,
+                                       case=greedy_run))
         raise
-    check.judge("greedy_run", ids, rate, log, target, greedy_run, label)
-
-
-def cache_problem(found, use_cache: bool) -> str | None:
-    """How the cache sizes of the rounds' target forwards break the discipline, if they do:
-    with a cache, empty at the first forward and the text but its last token after; without
-    one, always empty."""
-    for number, r in enumerate(found, 1):
-        right = r.start - 1 if use_cache and number > 1 else 0
-        if r.target_cached != right:
-            return (f"target forward {number} came with {r.target_cached} tokens cached; "
-                    f"expected {right} (the text was {r.start} tokens long)")
-    return None
+    GREEDY_RUN(check, LoopRun(label, greedy_run.prompt, target, ids=ids, number=rate, forwards=log, case=greedy_run))
 
 
 def check_fixed_drafts(check, generate, storage_class, target, prop, fixed_run: Run, hint):
@@ -284,7 +283,8 @@ def check_fixed_drafts(check, generate, storage_class, target, prop, fixed_run: 
               LoggedModel(target, "target", actual_log, check.observation), **fixed_run.kwargs(),
               what=f"(greedy, {fixed_run!r})")
     with check.observing():  # the forwards, as the target wrapper logged them
-        check.judge("fixed_drafts", prop, actual_log, target, fixed_run, hint)
+        FIXED_DRAFTS(check, LoopRun(repr(fixed_run), fixed_run.prompt, target, forwards=actual_log, hint=hint,
+                                    case=fixed_run, prop=prop))
 
 
 def check_shipped_pair(check, generate, storage_class):
@@ -307,5 +307,4 @@ def check_law(check, generate, storage_class, target, case: LawCase):
                                target, logits_processor=case.processor, **law_run.kwargs(),
                                what=f"({label})")[0])
                for _ in range(case.draws * check.draws)]
-    check.judge("loop_properties.law_tests", samples, target, law_run.prompt, law_run.max_gen_len,
-                case.processor, law_run.eos, label, LAW_HINT)
+    LAW_JUDGE(check, Samples(samples, target, case.law_case(), LAW_HINT))

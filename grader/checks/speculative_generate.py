@@ -15,19 +15,28 @@ import functools
 
 from grader.checks.harness import CheckRun
 from grader.checks.loop_properties import (
-    GREEDY,
     GREEDY_LENGTH,
     NO_EOS,
+    LawCase,
     Loop,
     check_greedy_properties,
+    COUNTS_GAMMA_HINT,
+    GREEDILY,
+    LAW_JUDGE,
+    RATE,
+    Judge,
+    LoopRun,
+    Samples,
     check_shipped_greedy,
-    ids_and_number,
     models,
 )
+from grader.checks.loop_properties import generated as suite_generated
 from grader.observers.trace import LoggedModel
 from grader.verdict import STATISTICAL, joined
 from solutions import sampling
 
+FORWARDS: Judge[LoopRun] = Judge("speculative_generate.forwards")
+ACCEPTANCE_RATE: Judge[Samples] = Judge("speculative_generate.acceptance_rate")
 GREEDY_RUNS = [([0], {"gamma": 1}), ([2, 3, 4], {"gamma": 2}), ([5, 1], {"gamma": 4})]
 
 
@@ -45,6 +54,11 @@ class Case:
     def __repr__(self) -> str:
         return (f"{self.processor!r}, prompt {self.prompt}, gamma={self.gamma}, {self.drafter} "
                 f"drafter, max_gen_len={self.length}, first_target={self.first_target}")
+
+    def law_case(self) -> LawCase:
+        """The suite's law case of this setting, its label the case's repr."""
+        return LawCase(repr(self), repr(self), self.processor, self.prompt, self.length, self.draws, self.eos,
+                       {"gamma": self.gamma, "first_target": self.first_target}, self.drafter)
 
 
 LAW_CASES = [
@@ -78,6 +92,9 @@ def run_loop_checks(check: CheckRun, generate, target, drafters: dict, use_cache
         check_law(check, generate, target, drafters, case, use_cache)
 
 
+SEQUENCE_HINT = ("the output must follow the target's law: accept draft i with probability "
+                 "min(1, p_i/q_i), resample a rejection from max_fn(p_i - q_i), take the bonus from "
+                 "p_k when all k drafts are accepted, and let the target choose the first token")
 PROCESSOR_HINT = ("only settings whose logits_processor is not plain sampling at T = 1 fail, "
                   "which usually means q is not the processed distribution: turn the drafter's "
                   "logits into q with the same logits_processor as p (temperature, top-k, top-p "
@@ -106,16 +123,9 @@ def plain_sampling(processor) -> bool:
 
 
 def generated(check: CheckRun, generate, *args, what: str, **kwargs) -> tuple[list[int], float]:
-    """The learner's (ids, rate), after checking their types. Greedy unless told
-    otherwise, with the reference's processor (not the learner's default)."""
-    kwargs.setdefault("logits_processor", GREEDY)
-    return ids_and_number(check, check.call(generate, *args, what=what, **kwargs), what,
-                          ("acceptance rate", "acceptance_rate"), 1, RATE_TYPE_HINT)
+    """The learner's (ids, rate), greedy unless told otherwise (the suite's `generated`)."""
+    return suite_generated(check, generate, *args, what=what, returns=RATE, defaults=GREEDILY, **kwargs)
 
-
-RATE_TYPE_HINT = ("the acceptance rate is the share of drafted tokens that were accepted, a Python float; "
-                  "a call that drafted nothing accepted nothing either.",
-                  "accepted / drafted if drafted else 0.0, never 0 / 0")
 GREEDY_HINT = ("under greedy decoding the output must be the target's own greedy text: each draft is "
                "verified against the target's prediction for its own position.",
                "the target's logits of the last k + 1 positions: one row before each draft, and the last "
@@ -153,8 +163,7 @@ def check_forwards(check, generate, target, drafter):
     generated(check, generate, [2, 3], LoggedModel(drafter, "drafter", log, check.observation),
               LoggedModel(target, "target", log, check.observation), **kwargs,
               what="(greedy, models wrapped to record each forward)")
-    check.judge("speculative_generate.forwards", [(c.role, c.fed) for c in log], [2, 3], drafter, target,
-                kwargs)
+    FORWARDS(check, LoopRun("", [2, 3], target, drafter, kwargs, forwards=[(c.role, c.fed) for c in log]))
 
 
 def check_shipped_pair(check, generate, use_cache):
@@ -174,17 +183,8 @@ def check_acceptance(check, generate, target, drafters, case, use_cache):
                               **case.kwargs(use_cache), what=f"({label})")
         rates.append(rate)
         outputs.append(tuple(ids))
-    check.judge("speculative_generate.acceptance_rate", rates, outputs, target, drafters[case.drafter], case)
-
-
-RATE_HINT = ("draft i is accepted with probability min(1, p_i(d_i) / q_i(d_i)), p and q being "
-             "the processed target and drafter distributions at the same position; a round "
-             "stops at its first rejection; the rate is all accepted drafts / all drafted "
-             "tokens of the call")
-COUNTS_GAMMA_HINT = ("the rate divides by gamma drafts in every round, but a round near "
-                     "max_gen_len drafts only k = min(gamma, tokens left − 1): count the k drafts "
-                     "each round made (every rate returned is one that counting gamma gives, "
-                     "and some are impossible otherwise)")
+    ACCEPTANCE_RATE(check, Samples(outputs, target, case.law_case(), SEQUENCE_HINT, numbers=rates,
+                                   drafter=drafters[case.drafter]))
 
 
 def check_law(check, generate, target, drafters, case, use_cache):
@@ -193,4 +193,4 @@ def check_law(check, generate, target, drafters, case, use_cache):
     samples = [tuple(generated(check, generate, case.prompt, drafters[case.drafter], target,
                                **case.kwargs(use_cache), what=f"({label})")[0])
                for _ in range(case.draws * check.draws)]
-    check.judge("speculative_generate.sequence_tests", samples, target, case)
+    LAW_JUDGE(check, Samples(samples, target, case.law_case(), SEQUENCE_HINT))

@@ -17,7 +17,20 @@ import functools
 from grader.checks import speculative_generate as speculative
 from grader.checks.autoregressive import LAW_HINT
 from grader.checks.harness import CheckRun
-from grader.checks.loop_properties import GREEDY, NO_EOS, check_greedy_properties, models
+from grader.checks.loop_properties import (
+    GREEDY,
+    GREEDY_JUDGE,
+    LAW_JUDGE,
+    NO_EOS,
+    SAID,
+    SHIPPED_JUDGE,
+    Greedy,
+    LawCase,
+    Samples,
+    Shipped,
+    check_greedy_properties,
+    models,
+)
 from grader.models import SHIPPED_MISSING, load_pair, shipped_pair_present
 from grader.observers import observation
 from grader.observers.host_syncs import HostSyncCounter
@@ -63,7 +76,9 @@ LAW_CASES = [  # the fast loop always lets the target sample the first token
 ]
 ACCEPTANCE_CASE = speculative.Case(sampling.MultinomialProcessor(temperature=2.0), [3, 5], 3, "near", 5,
                             400, eos=NO_EOS)
-AUTOREGRESSIVE_LAW = (sampling.MultinomialProcessor(temperature=0.6), [2, 3, 4, 5], 3, 600)
+BASELINE_SAMPLING = sampling.MultinomialProcessor(temperature=0.6)
+AUTOREGRESSIVE_LAW = LawCase("baseline-law", f"{BASELINE_SAMPLING!r}, prompt [2, 3, 4, 5]", BASELINE_SAMPLING,
+                             [2, 3, 4, 5], 3, 600)
 DISCIPLINE = [  # (drafter, processor, prompts of two calls on the same models, gamma)
     ("near", GREEDY, ([2, 3], [1, 4, 0]), 3),
     ("GPT-2", GREEDY, ([0], [5, 1]), 2),
@@ -203,9 +218,10 @@ def check_baseline(check, baseline, target, gpt2):
         for prompt in ([0], [2, 3, 4]):
             ids = check.call(eager, prompt, model, max_gen_len=8, eos_tokens_id=NO_EOS,
                              what=f"(greedy, {name}, prompt {prompt})")
-            check.judge("loop_properties.greedy", "baseline greedy output", ids, model, prompt,
-                        said="gave {ids}; greedy decoding gives {expected}", case=f"{name}, prompt {prompt}",
-                        max_gen_len=8, eos_tokens_id=NO_EOS)
+            GREEDY_JUDGE(check, Greedy("baseline greedy output", ids, model, prompt,
+                                       {"max_gen_len": 8, "eos_tokens_id": NO_EOS},
+                                       said="gave {ids}; greedy decoding gives {expected}",
+                                       case=f"{name}, prompt {prompt}"))
     free = check.call(eager, [5], target, max_gen_len=10, eos_tokens_id=NO_EOS,
                       what="(greedy, prompt [5]: the end tokens below are chosen from it)")
     if not (isinstance(free, list) and len(free) == 10 and all(type(t) is int for t in free)):
@@ -213,10 +229,10 @@ def check_baseline(check, baseline, target, gpt2):
     for eos, length in ((free[3], 10), ([free[6], free[2]], 10), (NO_EOS, 7)):
         ids = check.call(eager, [5], target, max_gen_len=length, eos_tokens_id=eos,
                          what=f"(eos_tokens_id={eos}, max_gen_len={length})")
-        check.judge("loop_properties.greedy", "baseline end tokens and length", ids, target, [5],
-                    "stop right after the earliest end token, never past max_gen_len",
-                    "gave {ids}; expected {expected}", case=f"eos_tokens_id={eos}, max_gen_len={length}",
-                    max_gen_len=length, eos_tokens_id=eos)
+        GREEDY_JUDGE(check, Greedy("baseline end tokens and length", ids, target, [5],
+                                   {"max_gen_len": length, "eos_tokens_id": eos},
+                                   "stop right after the earliest end token, never past max_gen_len", SAID,
+                                   case=f"eos_tokens_id={eos}, max_gen_len={length}"))
     log = []
     wrapped = LoggedModel(target, "target", log, check.observation)
     ids = check.call(eager, [2, 3], wrapped, max_gen_len=6, eos_tokens_id=NO_EOS,
@@ -224,13 +240,13 @@ def check_baseline(check, baseline, target, gpt2):
     with check.observing():
         judge_forwards(check, log, [2, 3] + list(ids), "fast_autoregressive_generate")
     check_baseline_reads(check, eager, target)
-    processor, prompt, length, draws = AUTOREGRESSIVE_LAW
-    label = f"{processor!r}, prompt {prompt}"
-    check.seed_everything("baseline law", label)
-    samples = [tuple(check.call(eager, prompt, target, max_gen_len=length, logits_processor=processor,
-                                eos_tokens_id=1, what=f"({label})")) for _ in range(draws * check.draws)]
-    check.judge("loop_properties.first_tokens", f"baseline law of the first {length} tokens", samples,
-                target, prompt, length, processor, 1, LAW_HINT, case=label)
+    case = AUTOREGRESSIVE_LAW
+    check.seed_everything("baseline law", case.label)
+    samples = [tuple(check.call(eager, case.prompt, target, max_gen_len=case.max_gen_len,
+                                logits_processor=case.processor, eos_tokens_id=case.eos, what=f"({case.label})"))
+               for _ in range(case.draws * check.draws)]
+    LAW_JUDGE(check, Samples(samples, target, case, LAW_HINT, f"baseline law of the first {case.max_gen_len} tokens",
+                             per_token=False))
 
 
 def check_baseline_reads(check, eager, target) -> None:
@@ -264,8 +280,8 @@ def check_compiled(check, fast):
         ids, _ = speculative.generated(check, fast, prompt, drafter, target, gamma=4, max_gen_len=length,
                                        logits_processor=GREEDY, compile=True,
                                        what=f"(the shipped pair, greedy, compile=True, max_gen_len={length})")
-        check.judge("loop_properties.shipped_greedy", "compiled greedy output", ids, target, [prompt], length,
-                    case=f"shipped pair, max_gen_len={length}")
+        SHIPPED_JUDGE(check, Shipped("compiled greedy output", f"shipped pair, max_gen_len={length}", ids, target,
+                                     [prompt], length))
         if compiled_before is not None:
             new = graphs.count - compiled_before
             with check.observing():

@@ -20,6 +20,9 @@ from grader.oracle import tiny
 from solutions import sampling
 from solutions.suffix import SuffixIndex
 
+# the check's own judges (suffix_generate's, or fast_suffix_generate's when it grades that loop)
+GREEDY_NUMBER: shared.Judge[shared.LoopRun] = shared.Judge("greedy_number")
+FORWARDS: shared.Judge[shared.LoopRun] = shared.Judge("forwards")
 CORPUS_TEXTS = 12  # texts of CORPUS_LENGTH tokens after a one-token prompt, for each built corpus
 CORPUS_LENGTH = 20
 GREEDY_RUNS = [  # (corpus, prompt, shape)
@@ -29,14 +32,34 @@ GREEDY_RUNS = [  # (corpus, prompt, shape)
     (None, [1, 2, 3, 1, 2, 3], {"max_nodes": 6, "threshold": 0.1}),
 ]
 SHAPE = {"max_nodes": 6, "threshold": 0.05}  # the end tokens', max_gen_len's and the forward count's runs
-LAW_CASES = [  # (processor, corpus, prompt, shape, max_gen_len, draws)
-    (sampling.MultinomialProcessor(temperature=1.0), "random", [0], {"max_nodes": 6, "threshold": 0.05}, 4, 300),
-    (sampling.MultinomialProcessor(temperature=0.6), "sampled", [2, 3, 4, 5], {"max_nodes": 6, "threshold": 0.05},
-     4, 300),
-    (sampling.TopKProcessor(temperature=1.0, top_k=3), "sampled", [3], {"max_nodes": 8, "threshold": 0.02}, 5, 300),
+
+
+def law_case(number: int, processor: sampling.LogitsProcessor, corpus: str, prompt: list[int], shape: dict,
+             length: int) -> shared.LawCase:
+    """A law case drafted from the corpus ``corpus`` (a name of ``corpora``'s)."""
+    return shared.LawCase(f"law-{number}", f"{processor!r}, {corpus} corpus, prompt {prompt}, {described(shape)}, "
+                          f"max_gen_len={length}", processor, prompt, length, 300, shape=shape, drafter=corpus)
+
+
+def described(shape: dict) -> str:
+    return ", ".join(f"{key}={value}" for key, value in shape.items())
+
+
+LAW_CASES = [
+    law_case(1, sampling.MultinomialProcessor(temperature=1.0), "random", [0], {"max_nodes": 6, "threshold": 0.05}, 4),
+    law_case(2, sampling.MultinomialProcessor(temperature=0.6), "sampled", [2, 3, 4, 5],
+             {"max_nodes": 6, "threshold": 0.05}, 4),
+    law_case(3, sampling.TopKProcessor(temperature=1.0, top_k=3), "sampled", [3], {"max_nodes": 8, "threshold": 0.02},
+             5),
 ]
+LAW_HINT = ("the output must follow the target's law: the nodes are chosen, not sampled, so verify a node's children "
+            "as point masses, without replacement (walk_deterministic_tree, with verify_deterministic_children), from "
+            "the root down; a node without children emits a token drawn from its p. Verifying them as samples of the "
+            "counts' distribution is not exact")
 NUMBER_HINT = ("mean_accepted is the number of accepted nodes over the number of rounds (one target forward "
                "each after the prefill), a Python float; 0.0 when no round ran")
+MEAN = shared.Returns("mean_accepted", "mean_accepted", lambda keywords: keywords.get("max_nodes", 24), NUMBER_HINT)
+SUFFIX_DEFAULTS = {"logits_processor": shared.GREEDY, "eos_tokens_id": shared.NO_EOS}  # greedy, no end token
 GREEDY_HINT = ("under greedy decoding the output must be the target's own greedy text: ONE target forward over the "
                "last token and the tree's nodes, with the tree's mask and positions, scores every node as a plain "
                "forward over its own path would; row 0 is the root, row 1 + i node i.",
@@ -90,9 +113,10 @@ def graded(check: CheckRun, name: str, greedy_hint: tuple[str, str] = GREEDY_HIN
         label = f"{corpus or 'no'} corpus, prompt {prompt}, " + described(shape)
         ids, number = generated(check, generate, prompt, target, indexes[corpus], **shape,
                                 max_gen_len=shared.GREEDY_LENGTH, what=f"(greedy, {label})")
-        check.judge("loop_properties.greedy", "greedy output", ids, target, prompt, greedy_hint, case=label,
-                    max_gen_len=shared.GREEDY_LENGTH, eos_tokens_id=shared.NO_EOS)
-        check.judge("greedy_number", indexes[corpus], prompt, shape, number, target, label)
+        shared.GREEDY_JUDGE(check, shared.Greedy("greedy output", ids, target, prompt,
+                                                 {"max_gen_len": shared.GREEDY_LENGTH, "eos_tokens_id": shared.NO_EOS},
+                                                 greedy_hint, case=label))
+        GREEDY_NUMBER(check, shared.LoopRun(label, prompt, target, indexes[corpus], shape, number=number))
     loop = as_loop(check, generate, indexes, greedy_hint)
     shared.check_end_tokens(check, loop, target)
     shared.check_max_gen_len(check, loop, target, indexes["sampled"])
@@ -103,30 +127,16 @@ def graded(check: CheckRun, name: str, greedy_hint: tuple[str, str] = GREEDY_HIN
         log = []
         generated(check, generate, [2, 3], LoggedModel(target, "target", log, check.observation), indexes["sampled"],
                   **SHAPE, max_gen_len=shared.GREEDY_LENGTH, what="(greedy, the target wrapped to record each forward)")
-        check.judge("forwards", [(c.fed, c.cached) for c in log], [2, 3], target, indexes["sampled"])
-    for processor, corpus, prompt, shape, length, draws in LAW_CASES:
-        label = f"{processor!r}, {corpus} corpus, prompt {prompt}, {described(shape)}, max_gen_len={length}"
-        check.seed_everything("law", label)
-        samples = [tuple(generated(check, generate, prompt, target, indexes[corpus], **shape, max_gen_len=length,
-                                   logits_processor=processor, eos_tokens_id=1, what=f"({label})")[0])
-                   for _ in range(draws * check.draws)]
-        check.judge("loop_properties.law_tests", samples, target, prompt, length, processor, 1, label,
-                    "the output must follow the target's law: the nodes are chosen, not sampled, so verify a node's "
-                    "children as point masses, without replacement (walk_deterministic_tree, with "
-                    "verify_deterministic_children), from the root down; a node without children emits a token "
-                    "drawn from its p. Verifying them as samples of the counts' distribution is not exact")
-
-
-def described(shape: dict) -> str:
-    return ", ".join(f"{key}={value}" for key, value in shape.items())
+        FORWARDS(check, shared.LoopRun("", [2, 3], target, indexes["sampled"], SHAPE,
+                                       forwards=[(c.fed, c.cached) for c in log]))
+    for case in LAW_CASES:
+        shared.check_law(check, loop, target, indexes, case, LAW_HINT)
 
 
 def generated(check: CheckRun, generate, prompt, target, corpus, what: str, **kwargs) -> tuple[list[int], float]:
     """The learner's ``(ids, mean_accepted)``, greedy with no end token unless told otherwise."""
-    kwargs.setdefault("logits_processor", shared.GREEDY)
-    kwargs.setdefault("eos_tokens_id", shared.NO_EOS)
-    return shared.ids_and_number(check, check.call(generate, list(prompt), target, corpus, what=what, **kwargs), what,
-                                 ("mean_accepted", "mean_accepted"), kwargs.get("max_nodes", 24), NUMBER_HINT)
+    return shared.generated(check, generate, list(prompt), target, corpus, what=what, returns=MEAN,
+                            defaults=SUFFIX_DEFAULTS, **kwargs)
 
 
 def as_loop(check: CheckRun, generate, indexes: dict, greedy_hint: tuple[str, str]) -> shared.Loop:

@@ -34,20 +34,13 @@ RULES = ("each model's cache must hold exactly the text it has seen and the path
          "a round keep, in both caches, the old text and the accepted path only, the new last token "
          "being fed next round.",
          "one DynamicCache per model before the loop; gather the kept positions with keep_positions")
-LAW_HINT = ("the output must follow the target's law: at each node try its children in the "
-            "order they were drawn with multi_draft_sampling (min(1, r_i/q) against the updated "
-            "residual r_i), descend into the accepted child, and when all are rejected emit the "
-            "token drawn from the last residual and stop: the levels after a stop (still computed, "
-            "from a placeholder node) add nothing; after the deepest level take the bonus from p "
-            "of the last accepted node")
+DISCIPLINE: shared.Judge[shared.LoopRun] = shared.Judge("tree_generate.discipline")
+LAWS: shared.Judge[shared.LoopRun] = shared.Judge("tree_generate.laws")
 MEAN_HINT = ("mean_accepted is the number of accepted nodes over the number of rounds (one "
              "target forward each): a round accepts the nodes of the path it walked, not the "
              "round's emitted token")
-SIBLING_HINT = ("under sampling a node's children are i.i.d. draws of its q: the multi-draft "
-                "verifier's proof needs independent drafts, and two equal siblings must be possible. "
-                "The pair is read from the first target forward, whose nodes must come in level order "
-                "(the root's children first)",
-                "draw the children with replacement: torch.multinomial(q, b, replacement=True)")
+MEAN = shared.Returns("mean_accepted", "mean_accepted", lambda keywords: len(keywords.get("branching", (2, 2, 1))),
+                      MEAN_HINT)  # at most the tree's depth
 MAX_GEN_LEN_HINT = ("never return more than max_gen_len tokens: a round emits its accepted path and one "
                     "token of its own, so near the end its tree must be shallower.",
                     "a round's tree has depth min(len(branching), tokens left − 1)")
@@ -93,7 +86,7 @@ def run(check: CheckRun) -> None:
             dict(branching=branching, logits_processor=shared.GREEDY, max_gen_len=12,
                  eos_tokens_id=shared.NO_EOS, use_cache=True),
             f"{name} drafter, prompt {prompt}, branching={branching}",
-            returned=generated, judge="tree_generate.discipline")
+            returned=generated, judge=DISCIPLINE, rules=RULES)
     check_shipped_pair(check, generate)
     for case in LAW_CASES:
         check_law(check, generate, target, drafters, case)
@@ -103,10 +96,7 @@ def generated(check: CheckRun, generate, *args, what: str, **kwargs) -> tuple[li
     """The learner's ``(ids, mean_accepted)``, after checking their types (mean_accepted at
     most the tree's depth). Greedy unless told otherwise, with the reference's processor
     (not the learner's default)."""
-    kwargs.setdefault("logits_processor", shared.GREEDY)
-    depth = len(kwargs.get("branching", (2, 2, 1)))
-    return shared.ids_and_number(check, check.call(generate, *args, what=what, **kwargs), what,
-                          ("mean_accepted", "mean_accepted"), depth, MEAN_HINT)
+    return shared.generated(check, generate, *args, what=what, returns=MEAN, defaults=shared.GREEDILY, **kwargs)
 
 
 def full_depth_mean(length: int, depth: int) -> float:
@@ -169,7 +159,8 @@ def check_law(check, generate, target, drafters, case):
                       "a run without end tokens emits one token more than it accepts per round, so "
                       "tokens = forwards · (1 + mean_accepted)", MEAN_HINT + "; and run one target "
                       "forward per round, none before the first", case=label)
-    check.judge("laws", samples, first_trees, target, drafter, case)
+    LAWS(check, shared.LoopRun(label, case.prompt, target, drafter, ids=samples, forwards=first_trees,
+                               number_hint=MEAN_HINT, case=case))
 
 
 def whole_tree(check, case, first_trees):

@@ -1,6 +1,6 @@
 """The adaptive_generate check's expected values: the reference loop's acceptance rate under greedy decoding."""
 from grader.checks.harness import CheckRun
-from grader.checks.loop_properties import GREEDY, GREEDY_LENGTH, NO_EOS
+from grader.checks.loop_properties import GREEDY, GREEDY_LENGTH, NO_EOS, LoopRun
 from solutions.suffix import adaptive_speculative_generate
 
 RATE_HINT = ("under greedy decoding where the drafts stop is fixed: before each draft, the drafter's confidence is "
@@ -14,9 +14,12 @@ LOW_RATE_HINT = ("the rate is accepted drafts / drafts made: a round that stops 
                  "drafted += len(q_rows), not k; then, in draft_while_confident: " + RATE_HINT[1].split(": ", 1)[1])
 
 
-def greedy_rate(check: CheckRun, prompt: list[int], shape: dict, rate: float, drafter, target, label: str) -> None:
-    _, expected = adaptive_speculative_generate(prompt, drafter, target, **shape, logits_processor=GREEDY,
-                                                max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
+def greedy_rate(check: CheckRun, run: LoopRun) -> None:
+    """The learner's greedy rate (``run.number``) against the reference loop's with the same drafter."""
+    rate, label = run.number, run.label
+    _, expected = adaptive_speculative_generate(run.prompt, run.drafter, run.target, **run.shape,
+                                                logits_processor=GREEDY, max_gen_len=GREEDY_LENGTH,
+                                                eos_tokens_id=NO_EOS)
     low = rate < expected  # a denominator of k drafts a round, where m ≤ k were made, gives a lower rate
     check.require("greedy acceptance rate", abs(rate - expected) < 1e-9,
                   f"returned {rate:.4g}; the reference loop gives {expected:.4g}: "

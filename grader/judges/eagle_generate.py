@@ -2,7 +2,7 @@
 the target's greedy decoding, and the reference loop's number and target forwards on the
 same head."""
 from grader.checks.harness import CheckRun
-from grader.checks.loop_properties import GREEDY, GREEDY_LENGTH, NO_EOS
+from grader.checks.loop_properties import GREEDY, GREEDY_LENGTH, NO_EOS, LoopRun
 from grader.judges import eagle_rounds
 from grader.observers.trace import LoggedModel
 from grader.verdict import Hint, levels
@@ -22,14 +22,14 @@ HEAD_CACHE_HINT = ("each round the head reads the pairs it lacks, (f_t, x_(t+1))
                    "read = head_cache.get_seq_length()")
 
 
-def crashed(check: CheckRun, loop: str, feeds: list, raised: str, label: str, prompt: list[int],
-            forwards: list, events: list) -> None:
-    """A greedy run that raised: named from what was seen before, when it shows the cause.
-    ``feeds``: ``[pairs fed, pairs its cache held]`` per call of the head's decoder
-    (grader/observers/head_feeds.py); ``forwards`` and ``events``: the target's forwards and
-    the RoundWatch log (grader/judges/eagle_rounds.py). A call of the head that fed no pairs
-    is the sign of a head cache left holding the round's drafting steps."""
-    found = eagle_rounds.crash(loop, prompt, GREEDY_LENGTH, forwards, events, raised)
+def crashed(check: CheckRun, run: LoopRun) -> None:
+    """A run that raised (``run.raised``): named from what was seen before, when it shows the
+    cause. ``run.feeds``: ``[pairs fed, pairs its cache held]`` per call of the head's decoder
+    (grader/observers/head_feeds.py); ``run.forwards`` and ``run.events``: the target's
+    forwards and the RoundWatch log (grader/judges/eagle_rounds.py). A call of the head that
+    fed no pairs is the sign of a head cache left holding the round's drafting steps."""
+    raised, label, feeds = run.raised, run.label, run.feeds
+    found = eagle_rounds.crash(run.loop, run.prompt, GREEDY_LENGTH, run.forwards, run.events, raised)
     if found:
         words, hint = eagle_rounds.worded(found)
         check.fail("the loop runs to its end", f"it raised{words}. What it raised: {raised}", hint, case=label)
@@ -43,45 +43,45 @@ def crashed(check: CheckRun, loop: str, feeds: list, raised: str, label: str, pr
                case=label)
 
 
-def q_rows(check: CheckRun, events: list, label: str) -> None:
-    """Each draft's q came from the head's last row (``events``: grader/observers/round_watch.py)."""
-    found = eagle_rounds.q_rows(events)
+def q_rows(check: CheckRun, run: LoopRun) -> None:
+    """Each draft's q came from the head's last row (``run.events``: grader/observers/round_watch.py)."""
+    found = eagle_rounds.q_rows(run.events)
     check.require("q from the head's last row", not found, found[0][1] if found else "",
-                  eagle_rounds.HINTS[eagle_rounds.Q_ROW], case=label)
+                  eagle_rounds.HINTS[eagle_rounds.Q_ROW], case=run.label)
 
 
-def greedy_run(check: CheckRun, loop: str, prompt: list[int], shape: dict, ids: list[int], number: float,
-               number_name: str, target, head, greedy_hint: Hint, rate_hint: Hint, forwards: list,
-               events: list) -> None:
+def greedy_run(check: CheckRun, run: LoopRun) -> None:
     """The output is the target's greedy text; the number is the reference loop's with this
-    head. A failure names the bugs that what was seen of the rounds points at
+    head (``run.drafter``). A failure names the bugs that what was seen of the rounds points at
     (``forwards``, ``events``: grader/judges/eagle_rounds.py), the likeliest first."""
+    loop, prompt, shape, ids, number, target = run.loop, run.prompt, run.shape, run.ids, run.number, run.target
     label = ", ".join([f"prompt {prompt}"] + [f"{key}={value}" for key, value in shape.items()])
+    forwards, events = run.forwards, run.events
     expected_ids = autoregressive_generate(prompt, target, max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
     wrong_at = next((i for i, (a, b) in enumerate(zip(ids, expected_ids)) if a != b), None)
     found = eagle_rounds.diagnoses(loop, shape, prompt, ids, number, GREEDY_LENGTH, forwards, events, wrong_at)
     words, first = eagle_rounds.worded(found) if found else ("", None)
     check.require("greedy output", ids == expected_ids,
                   f"gave {ids}; greedy decoding of the target alone gives {expected_ids}{words}",
-                  _first(first, greedy_hint), case=label)
-    _, expected = REFERENCES[loop](prompt, target, head, **shape, logits_processor=GREEDY,
+                  _first(first, run.hint), case=label)
+    _, expected = REFERENCES[loop](prompt, target, run.drafter, **shape, logits_processor=GREEDY,
                                    max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
-    check.require(f"greedy {number_name}", abs(number - expected) < 1e-9,
+    check.require(f"greedy {run.returns}", abs(number - expected) < 1e-9,
                   f"returned {number:.4g}; the reference loop with this head gives {expected:.4g}"
                   + (words or ": the head drafted from other inputs than the target's features"),
-                  _first(first, rate_hint), case=label)
+                  _first(first, run.number_hint), case=label)
 
 
-def length_run(check: CheckRun, loop: str, length: int, ids: list[int], target, prompt: list[int],
-               hint: Hint) -> None:
-    """A greedy run of ``max_gen_len=length``: the target's greedy text, cut there. A wrong
+def length_run(check: CheckRun, run: LoopRun) -> None:
+    """A greedy run of ``run.max_gen_len``: the target's greedy text, cut there. A wrong
     token that repeats the one before it in the tree loop names the leaf's bonus row."""
-    expected = autoregressive_generate(prompt, target, max_gen_len=length, eos_tokens_id=NO_EOS)
+    ids, length = run.ids, run.max_gen_len
+    expected = autoregressive_generate(run.prompt, run.target, max_gen_len=length, eos_tokens_id=NO_EOS)
     wrong_at = next((i for i, (a, b) in enumerate(zip(ids, expected)) if a != b), None)
-    found = eagle_rounds.leaf_bonus(ids, wrong_at) if loop == "eagle_tree_generate" else []
+    found = eagle_rounds.leaf_bonus(ids, wrong_at) if run.loop == "eagle_tree_generate" else []
     words, first = eagle_rounds.worded(found) if found else ("", None)
     check.require(f"max_gen_len={length}", ids == expected, f"gave {ids}; expected {expected}{words}",
-                  _first(first, hint))
+                  _first(first, run.hint))
 
 
 def _first(diagnosis: str | None, hint: Hint) -> Hint:
@@ -89,11 +89,12 @@ def _first(diagnosis: str | None, hint: Hint) -> Hint:
     return hint if diagnosis is None else (diagnosis, *levels(hint))
 
 
-def forwards(check: CheckRun, loop: str, fed: list, prompt: list[int], target, head, shape: dict) -> None:
-    """(tokens fed, tokens cached) per target forward, against the reference loop's."""
-    log = []
-    REFERENCES[loop](prompt, LoggedModel(target, "target", log), head, **shape, logits_processor=GREEDY,
-                     max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
+def forwards(check: CheckRun, run: LoopRun) -> None:
+    """``run.forwards``, the learner's (tokens fed, tokens cached) per target forward, against
+    the reference loop's."""
+    log, fed = [], run.forwards
+    REFERENCES[run.loop](run.prompt, LoggedModel(run.target, "target", log), run.drafter, **run.shape,
+                         logits_processor=GREEDY, max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
     expected = [(c.fed, c.cached) for c in log]
     check.require("one target forward per round", fed == expected,
                   f"(tokens fed, tokens cached) per target forward were {fed}; expected {expected}",

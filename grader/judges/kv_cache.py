@@ -1,7 +1,7 @@
 """The kv_cache check's expected forwards: the reference loop's, traced forward by forward
 under greedy decoding (tree_generate's judge reuses ``discipline`` with its own loop)."""
 from grader.checks.harness import CheckRun
-from grader.checks.kv_cache import RULES
+from grader.checks.loop_properties import LoopRun
 from grader.observers.trace import traced
 from grader.verdict import Hint, joined
 from solutions.speculative import speculative_generate
@@ -9,12 +9,14 @@ from solutions.speculative import speculative_generate
 SHOWN_FORWARDS = 6
 
 
-def discipline(check: CheckRun, log: list, ids, crashed: str | None, target, drafter, prompt: list[int],
-               kwargs: dict, label: str, reference=speculative_generate, rules: Hint = RULES) -> None:
-    """The learner's forwards (``log``) against the ``reference`` loop's, compared only when
-    the output ``ids`` is right (a wrong output changes the rounds, and the greedy properties
-    report it), or when the code crashed (``crashed``: what it raised) after a forward the
-    reference does not make; ``rules`` is the hint's how-to."""
+def discipline(check: CheckRun, run: LoopRun, reference=speculative_generate) -> None:
+    """The learner's forwards (``run.forwards``) against the ``reference`` loop's with the
+    same keywords (``run.shape``), compared only when the output ``run.ids`` is right (a
+    wrong output changes the rounds, and the greedy properties report it), or when the code
+    crashed (``run.raised``: what it raised) after a forward the reference does not make;
+    ``run.hint`` is the hint's how-to."""
+    log, ids, crashed, label, rules = run.forwards, run.ids, run.raised or None, run.label, run.hint
+    target, drafter, prompt, kwargs = run.target, run.drafter, run.prompt, run.shape
     reference_ids, _, reference_log = traced(reference, prompt, drafter, target, **kwargs)
     if crashed is None and ids != reference_ids:
         return

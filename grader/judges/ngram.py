@@ -1,13 +1,26 @@
 """The ngram check's expected values: what the storage must predict in each case, the
 target's greedy decoding the loop's output is held to, and the reference loop's forwards
 with a storage that ignores updates (its drafts are then fixed by the contract)."""
+from typing import TYPE_CHECKING
+
 from grader.checks.harness import CheckRun
-from grader.checks.ngram import CACHE_HINT, SHOWN_FORWARDS, VOCAB, Run, StorageCase, cache_problem
-from grader.checks.loop_properties import NO_EOS
+from grader.checks.loop_properties import NO_EOS, LoopRun
 from grader.observers import ngram_trace
-from grader.verdict import Hint
+from grader.oracle import tiny
 from solutions.autoregressive import autoregressive_generate
 from solutions.ngram import NGramStorage, PromptLookup, ngram_assisted_speculative_generate
+
+if TYPE_CHECKING:  # the check's types, never imported at run time
+    from grader.checks.ngram import Run, StorageAnswer
+
+SHOWN_FORWARDS = 6
+CACHE_HINT = ("with use_cache=True the target's cache must hold exactly the text it has seen: fed only "
+              "what it lacks, and rolled back after each round so that rejected drafts leave it",
+              "one DynamicCache for the target; feed it only the text and drafts past its length, and "
+              "after each round cut it back to the text's length minus one (the last token is fed next "
+              "round)",
+              "ids[:, cache.get_seq_length():end + k] for each target forward; cache.crop(-n) removes "
+              "the last n")
 
 ANSWERS = {  # StorageCase.prop -> what next_token must give
     "the longest context decides": 2,
@@ -31,35 +44,39 @@ GREEDY_HINT = ("under greedy decoding the output must be the target's own greedy
                "own token; draft min(gamma, tokens left − 1) tokens")
 
 
-def storage(check: CheckRun, case: StorageCase, got, what: str) -> None:
+def storage(check: CheckRun, answer: "StorageAnswer") -> None:
+    case, got, what = answer.case, answer.got, answer.what
     expected = ANSWERS[case.prop]
     check.require(f"storage: {case.prop}", got == expected,
                   f"next_token({list(case.query)}) returned {got!r} {what}; expected {expected!r}", case.hint)
 
 
-def reference_storage(run: Run):
-    """The course's storage for ``run``: ``NGramStorage(run.n, VOCAB)``, in a PromptLookup
+def reference_storage(run: "Run"):
+    """The course's storage for ``run``: ``NGramStorage(run.n, V)``, in a PromptLookup
     when the run's storage learns the prompt only."""
-    storage = NGramStorage(run.n, VOCAB)
+    storage = NGramStorage(run.n, tiny.TINY_VOCAB)
     return PromptLookup(storage) if run.lookup else storage
 
 
-def expected_text(target, run: Run) -> list[int]:
+def expected_text(target, run: "Run") -> list[int]:
     """The target's greedy decoding of ``run``'s prompt, up to its end tokens."""
     return autoregressive_generate(run.prompt, target, max_gen_len=run.max_gen_len, eos_tokens_id=run.eos)
 
 
-def crashed(check: CheckRun, log: list, target, run: Run, label: str, raised: str) -> None:
+def crashed(check: CheckRun, crash: LoopRun) -> None:
     """A run with a cache that raised: a cache discipline its forwards broke first, if any."""
+    log, target, run, label, raised = crash.forwards, crash.target, crash.case, crash.label, crash.raised
     found, problem = ngram_trace.rounds(log, run.prompt, expected_text(target, run), partial=True)
     broken = problem or cache_problem(found, use_cache=True)
     if broken:
         check.fail("cache discipline", f"{broken}; then it raised: {raised}", CACHE_HINT, case=label)
 
 
-def greedy_run(check: CheckRun, ids: list[int], rate: float, log: list, target, run: Run, label: str) -> None:
+def greedy_run(check: CheckRun, greedy: LoopRun) -> None:
     """The output of one greedy run against the target's alone; when it is right, its
     rounds, cache and rate as the target wrapper logged them."""
+    ids, rate, log, target, run, label = (greedy.ids, greedy.number, greedy.forwards, greedy.target, greedy.case,
+                                          greedy.label)
     expected = expected_text(target, run)
     prop = "end tokens" if run.eos != NO_EOS else "greedy output"
     if not check.require(prop, ids == expected, f"gave {ids}; greedy decoding of the target alone gives {expected}",
@@ -87,9 +104,10 @@ def greedy_run(check: CheckRun, ids: list[int], rate: float, log: list, target, 
                           "stopped); 0.0 when nothing was drafted", case=label)
 
 
-def fixed_drafts(check: CheckRun, prop: str, actual_log: list, target, run: Run, hint: Hint) -> None:
+def fixed_drafts(check: CheckRun, fixed: LoopRun) -> None:
     """The learner's target forwards against the reference loop's with the same storage."""
-    label = repr(run)
+    prop, actual_log, target, run, hint, label = (fixed.prop, fixed.forwards, fixed.target, fixed.case, fixed.hint,
+                                                  fixed.label)
     _, _, expected_log = ngram_trace.traced(ngram_assisted_speculative_generate, list(run.prompt),
                                          reference_storage(run), target, **run.kwargs())
     expected = [(c.cached, c.ids) for c in expected_log]
@@ -106,3 +124,15 @@ def fixed_drafts(check: CheckRun, prop: str, actual_log: list, target, run: Run,
         rows.append([str(i + 1), str(got[0]), str(got[1]), str(want[0]), str(want[1])])
     check.require(prop, False, f"target forward {wrong + 1} differs from the contract's (the storage ignores "
                   "updates, so the drafts are fixed)", hint, rows, case=label)
+
+
+def cache_problem(found, use_cache: bool) -> str | None:
+    """How the cache sizes of the rounds' target forwards break the discipline, if they do:
+    with a cache, empty at the first forward and the text but its last token after; without
+    one, always empty."""
+    for number, r in enumerate(found, 1):
+        right = r.start - 1 if use_cache and number > 1 else 0
+        if r.target_cached != right:
+            return (f"target forward {number} came with {r.target_cached} tokens cached; "
+                    f"expected {right} (the text was {r.start} tokens long)")
+    return None

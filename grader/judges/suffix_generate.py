@@ -1,8 +1,7 @@
 """The suffix_generate check's expected values: the reference loop's mean_accepted under greedy
 decoding and its target forwards, with the same corpus (the decider's own, built by its run of the check)."""
-from grader.checks import suffix_generate
 from grader.checks.harness import CheckRun
-from grader.checks.loop_properties import GREEDY, GREEDY_LENGTH, NO_EOS
+from grader.checks.loop_properties import GREEDY, GREEDY_LENGTH, NO_EOS, LoopRun
 from grader.observers.trace import LoggedModel
 from solutions.suffix import suffix_speculative_generate
 
@@ -24,11 +23,11 @@ FORWARDS_HINT = ("the tree is verified in ONE target forward per round, over the
                  "position_ids=..., cache=cache)")
 
 
-def greedy_number(check: CheckRun, corpus, prompt: list[int], shape: dict, number: float, target,
-                  label: str, reference=suffix_speculative_generate) -> None:
-    """``number``, the learner's greedy mean_accepted, against ``reference``'s (a suffix loop
-    with suffix_speculative_generate's contract) on the same corpus and prompt."""
-    _, expected = reference(prompt, target, corpus, **shape,
+def greedy_number(check: CheckRun, run: LoopRun, reference=suffix_speculative_generate) -> None:
+    """``run.number``, the learner's greedy mean_accepted, against ``reference``'s (a suffix
+    loop with suffix_speculative_generate's contract) on the same corpus (``run.drafter``) and prompt."""
+    number, label = run.number, run.label
+    _, expected = reference(run.prompt, run.target, run.drafter, **run.shape,
                             logits_processor=GREEDY, max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
     side = "higher" if number > expected else "lower"
     check.require("greedy mean_accepted", abs(number - expected) < 1e-9,
@@ -36,12 +35,12 @@ def greedy_number(check: CheckRun, corpus, prompt: list[int], shape: dict, numbe
                   HIGHER_HINT if number > expected else NUMBER_HINT, case=label)
 
 
-def forwards(check: CheckRun, fed: list, prompt: list[int], target, corpus, reference=suffix_speculative_generate,
+def forwards(check: CheckRun, run: LoopRun, reference=suffix_speculative_generate,
              hint: tuple[str, str] = FORWARDS_HINT) -> None:
-    """``fed``, the learner's ``(tokens fed, tokens cached)`` per target forward, against
-    ``reference``'s on the same corpus and prompt."""
-    log = []
-    reference(prompt, LoggedModel(target, "target", log), corpus, **suffix_generate.SHAPE, logits_processor=GREEDY,
+    """``run.forwards``, the learner's ``(tokens fed, tokens cached)`` per target forward,
+    against ``reference``'s on the same corpus, prompt and shape."""
+    log, fed = [], run.forwards
+    reference(run.prompt, LoggedModel(run.target, "target", log), run.drafter, **run.shape, logits_processor=GREEDY,
               max_gen_len=GREEDY_LENGTH, eos_tokens_id=NO_EOS)
     expected = [(c.fed, c.cached) for c in log]
     check.require("one target forward per round", fed == expected,

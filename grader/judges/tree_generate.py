@@ -6,9 +6,9 @@ from collections import Counter
 import torch
 
 from grader.checks.harness import CheckRun
-from grader.checks.tree_generate import LAW_HINT, MEAN_HINT, RULES, SIBLING_HINT
 from grader.checks.verifier_rounds import LAW_TEST
 from grader.judges import kv_cache
+from grader.checks.loop_properties import LawCase, LoopRun, Samples
 from grader.judges.loop_properties import law_tests
 from grader.observers.trace import traced
 from grader.oracle import acceptance, stats, tree_laws
@@ -27,18 +27,27 @@ SAMPLED_CHILDREN = (" — siblings repeat a token where the drafter's top tokens
                     "from the one-hot q of greedy decoding (every draw the same token) instead of its top "
                     "b distinct tokens")
 SHOWN_TOKENS = 24
+LAW_HINT = ("the output must follow the target's law: at each node try its children in the "
+            "order they were drawn with multi_draft_sampling (min(1, r_i/q) against the updated "
+            "residual r_i), descend into the accepted child, and when all are rejected emit the "
+            "token drawn from the last residual and stop: the levels after a stop (still computed, "
+            "from a placeholder node) add nothing; after the deepest level take the bonus from p "
+            "of the last accepted node")
+SIBLING_HINT = ("under sampling a node's children are i.i.d. draws of its q: the multi-draft "
+                "verifier's proof needs independent drafts, and two equal siblings must be possible. "
+                "The pair is read from the first target forward, whose nodes must come in level order "
+                "(the root's children first)",
+                "draw the children with replacement: torch.multinomial(q, b, replacement=True)")
 
 
-def discipline(check: CheckRun, log: list, ids, crashed: str | None, target, drafter, prompt: list[int],
-               kwargs: dict, label: str) -> None:
+def discipline(check: CheckRun, run: LoopRun) -> None:
     """A greedy run's trees, then kv_cache's judge of its cache discipline, both against the
     reference tree loop: where the output is right, each target forward must score the
     reference's tree (its tokens in any order), since a wrong tree keeps the output right and
     shows only in what it accepts."""
-    if crashed is None:
-        greedy_trees(check, log, ids, target, drafter, prompt, kwargs, label)
-    kv_cache.discipline(check, log, ids, crashed, target, drafter, prompt, kwargs, label,
-                        reference=tree_speculative_generate, rules=RULES)
+    if not run.raised:
+        greedy_trees(check, run.forwards, run.ids, run.target, run.drafter, run.prompt, run.shape, run.label)
+    kv_cache.discipline(check, run, reference=tree_speculative_generate)
 
 
 def greedy_trees(check: CheckRun, log: list, ids, target, drafter, prompt: list[int], kwargs: dict,
@@ -76,20 +85,22 @@ def repeats_siblings(nodes: list[int], branching: tuple[int, ...]) -> bool:
     return False
 
 
-def laws(check: CheckRun, runs: list[tuple], first_trees: list[list[int]], target, drafter, case) -> None:
-    """``runs``: the learner's ``(ids, mean_accepted)`` of each draw; ``first_trees``: what
-    its first target forward was fed in each."""
-    label = repr(case)
+def laws(check: CheckRun, run: LoopRun) -> None:
+    """``run.ids``: the learner's ``(ids, mean_accepted)`` of each draw of the case
+    ``run.case``; ``run.forwards``: what its first target forward was fed in each."""
+    runs, first_trees, target, drafter, case, label = run.ids, run.forwards, run.target, run.drafter, run.case, run.label
+    mean_hint = run.number_hint  # the check's, which its own properties show too
     samples = [(ids, acceptance.as_fraction(mean)) for ids, mean in runs]
     eos = as_list(case.eos)
     law = tree_laws.generate_law(target, drafter, case.prompt, case.branching, case.length, case.processor, eos)
-    law_tests(check, [ids for ids, _ in samples], target, case.prompt, case.length, case.processor, eos, label,
-              LAW_HINT, **LAW_TEST)
+    law_case = LawCase(label, label, case.processor, case.prompt, case.length, case.draws, eos,
+                       {"branching": case.branching, "use_cache": case.use_cache}, case.drafter)
+    law_tests(check, Samples([ids for ids, _ in samples], target, law_case, LAW_HINT, options=LAW_TEST))
     check.test("joint law of the output and mean_accepted",
                stats.goodness_of_fit(samples, law, "(sequence, mean_accepted)", **LAW_TEST), LAW_HINT, case=label)
     check.test("law of mean_accepted",
                stats.goodness_of_fit([m for _, m in samples], tree_laws.marginal(law, lambda o: o[1]),
-                                     "mean_accepted", **LAW_TEST), MEAN_HINT, case=label)
+                                     "mean_accepted", **LAW_TEST), mean_hint, case=label)
     if case.branching[0] >= 2:
         pairs = [tuple(ids[len(case.prompt): len(case.prompt) + 2]) for ids in first_trees]
         with torch.no_grad():
