@@ -13,7 +13,7 @@ and takes one frozen dataclass (`Greedy`, `Shipped`, `Samples`).
 """
 import copy
 from dataclasses import dataclass, field
-from typing import Any, Callable, Generic, Mapping, TypeVar
+from typing import Any, Callable, Generic, Mapping, TypeVar, cast
 
 import torch
 
@@ -226,7 +226,7 @@ def ids_and_number(check: CheckRun, result: Any, what: str, names: tuple[str, st
     if not (isinstance(number, (int, float)) and not isinstance(number, bool) and 0 <= number <= upper):
         check.fail(names[0], f"returned {names[1]} = {number!r} {what}; expected a Python float "
                    f"in [0, {upper}]", hint)
-    return ids, number
+    return cast(list[int], ids), cast(float, number)  # check.fail raised otherwise
 
 
 @dataclass(frozen=True)

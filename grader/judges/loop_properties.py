@@ -19,8 +19,8 @@ def greedy(check: CheckRun, run: Greedy) -> None:
 
 def shipped_greedy(check: CheckRun, run: Shipped) -> None:
     """Greedy output on the shipped pair, for one prompt or each of several."""
-    expected = [autoregressive_generate(p, run.target, max_gen_len=run.length, use_cache=True) for p in run.prompts]
-    expected = expected[0] if len(run.prompts) == 1 else expected
+    each = [autoregressive_generate(p, run.target, max_gen_len=run.length, use_cache=True) for p in run.prompts]
+    expected = each[0] if len(run.prompts) == 1 else each
     check.require(run.prop, run.outputs == expected,
                   f"gave {run.outputs}; greedy decoding of the shipped target alone gives {expected}", run.hint,
                   case=run.case)
