@@ -8,7 +8,7 @@ import pytest
 
 from grader.checks import ngram, speculative_generate, verify_numpy
 from grader.checks.harness import FAMILY_ERROR_RATE
-from grader.checks.verifier_rounds import LAW_TEST
+from grader.oracle.stats import LAW_TEST
 from tests.conftest import ROOT
 
 WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,

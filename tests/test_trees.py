@@ -245,7 +245,7 @@ def test_each_multi_draft_bugs_exact_law_is_what_its_mutant_draws(name, tmp_path
     from grader.checks import multi_draft
     from grader.oracle import stats
 
-    case = next(c for c in multi_draft.CASES if c.name == "middling acceptances, m=2")
+    case = next(c for c in multi_draft.CASES if c.label == "middling acceptances, m=2")
     path = mutants.build(mutants.load(Path(__file__).parent / "mutants" / f"{name}.py"), tmp_path)
     module = implementation.load(str(path), "trees")
     p, q = torch.from_numpy(case.p), torch.from_numpy(case.q)

@@ -43,14 +43,14 @@ def brute_force_law(p: np.ndarray, q: np.ndarray) -> dict:
     return {o: v for o, v in law.items() if v > 0}
 
 
-@pytest.mark.parametrize("case", CASES[:2] + CASES[4:8], ids=lambda c: c.name)
+@pytest.mark.parametrize("case", CASES[:2] + CASES[4:8], ids=lambda c: c.label)
 def test_closed_form_matches_brute_force_enumeration(case):
     exact, brute = verifier_laws.emission_law(case.p, case.q), brute_force_law(case.p, case.q)
     assert set(exact) == set(brute)
     assert all(abs(exact[o] - brute[o]) < 1e-12 for o in exact)
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.label)
 def test_laws_sum_to_one_and_agree_with_the_joint_law(case):
     joint = verifier_laws.emission_law(case.p, case.q)
     assert sum(joint.values()) == pytest.approx(1, abs=1e-12)

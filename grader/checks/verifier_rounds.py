@@ -24,7 +24,6 @@ import torch
 
 from grader.checks.harness import CheckRun
 from grader.oracle.cases import LawCase
-from grader.oracle.stats import LAW_TEST  # noqa: F401  (the tree judges, grader/studies and tests read it here)
 from grader.oracle.verifier_judged import LawRounds
 from grader.verdict import Hint
 

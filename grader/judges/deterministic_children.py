@@ -62,9 +62,9 @@ def laws(check: CheckRun, rounds: LawRounds[Case]) -> None:
     case, pairs = rounds.case, rounds.outcomes
     m = len(case.children)
     misplaced = sorted({(i, t) for i, t in pairs if i == m and t in case.children})
-    check.require(f"{case.name}: index m only for a token that is no child", not misplaced,
+    check.require(f"{case.label}: index m only for a token that is no child", not misplaced,
                   f"returned (index, token) {misplaced[:3]} with children {list(case.children)}",
                   COVER_HINT if covers_support(case) else INDEX_HINT)
-    check.test(f"{case.name}: law of the token (must be p)",
+    check.test(f"{case.label}: law of the token (must be p)",
                stats.goodness_of_fit([t for _, t in pairs], tree_laws.marginal(law(case), lambda o: o[1]),
                                      "token", **LAW_TEST), TOKEN_HINT)

@@ -6,7 +6,7 @@ from collections import Counter
 import torch
 
 from grader.checks.harness import CheckRun
-from grader.checks.verifier_rounds import LAW_TEST
+from grader.oracle.stats import LAW_TEST
 from grader.judges import kv_cache
 from grader.checks.loop_properties import LawCase, LoopRun, Samples
 from grader.judges.loop_properties import law_tests

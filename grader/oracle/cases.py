@@ -16,8 +16,3 @@ class LawCase:
     id: str
     label: str
     draws: int
-
-    @property
-    def name(self) -> str:
-        """The label, under the name grader/studies and tests/test_trees.py read."""
-        return self.label

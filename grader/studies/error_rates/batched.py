@@ -27,7 +27,7 @@ import numpy as np
 
 from grader.bench.timing import load_averages
 from grader.checks.harness import FAMILY_ERROR_RATE
-from grader.checks.verifier_rounds import LAW_TEST
+from grader.oracle.stats import LAW_TEST
 from grader.oracle import laws, verifier_laws
 from grader.studies import detection
 from grader.studies.error_rates import runs
@@ -122,8 +122,8 @@ def twin_power(tests: int) -> list[tuple[str, str, float]]:
             # each row of the mutant keeps its exact law: only the pair's law moves
             for value, probability in law.items():
                 row = sum(v for (a, _), v in alternative.items() if a == value)
-                assert abs(row - probability) < 1e-9, (case.name, name, value, row, probability)
-            rows.append((case.name, name, detection.power_against(laws.product(law, law), alternative, n, threshold,
+                assert abs(row - probability) < 1e-9, (case.label, name, value, row, probability)
+            rows.append((case.label, name, detection.power_against(laws.product(law, law), alternative, n, threshold,
                                                                   LAW_TEST["min_expected"])))
     return rows
 

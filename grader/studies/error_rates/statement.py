@@ -23,7 +23,7 @@ from grader import exercises
 from grader.bench.timing import LoadMeter
 from grader.checks import multi_draft, speculative_generate, speculative_sampling, static_cache, tree_generate
 from grader.checks.loop_properties import models
-from grader.checks.verifier_rounds import LAW_TEST
+from grader.oracle.stats import LAW_TEST
 from grader.oracle import acceptance, laws, stats, tree_laws, verifier_laws
 from grader.studies import detection, mutant_laws
 from grader.studies.in_process import run_check
@@ -67,7 +67,7 @@ def multi_draft_bugs(threshold: float) -> list[tuple]:
         for case in multi_draft.CASES:
             exact, bug = tree_laws.multi_draft_law(case.p, case.q, case.m), rule(case.p, case.q, case.m)
             tested = zip(mutant_laws.multi_draft_tested(exact), mutant_laws.multi_draft_tested(bug))
-            pairs += [(f"{case.name}: {test}", case.draws, law, other) for (test, law), (_, other) in tested]
+            pairs += [(f"{case.label}: {test}", case.draws, law, other) for (test, law), (_, other) in tested]
         rows.append((name, "multi_draft", *best_test(pairs, threshold, LAW_TEST["min_expected"])))
     return rows
 
@@ -122,7 +122,7 @@ def verifier_bugs(threshold: float) -> list[tuple]:
             other = mutant_laws.buggy_emission_law(case.p, case.q, bug)
             for test, part in (("joint law of the emitted tokens", tuple), ("law of the accepted count",
                                lambda o: len(o) - 1), ("law of the first token", lambda o: o[0])):
-                pairs.append((f"{case.name}: {test}", case.draws, tree_laws.marginal(law, part),
+                pairs.append((f"{case.label}: {test}", case.draws, tree_laws.marginal(law, part),
                               tree_laws.marginal(other, part)))
         rows.append((bug, "speculative_sampling", *best_test(pairs, threshold, LAW_TEST["min_expected"])))
     return rows

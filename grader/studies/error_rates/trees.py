@@ -25,7 +25,7 @@ from scipy import stats as scipy_stats
 from grader.checks import multi_draft, tree_generate
 from grader.checks.harness import FAMILY_ERROR_RATE
 from grader.checks.loop_properties import models
-from grader.checks.verifier_rounds import LAW_TEST
+from grader.oracle.stats import LAW_TEST
 from grader.oracle import laws, stats, tree_laws
 from grader.studies import detection, mutant_laws
 from grader.studies.error_rates import runs
@@ -58,7 +58,7 @@ def multi_draft_power() -> dict:
         rows = []
         for case in multi_draft.CASES:
             exact, buggy = tree_laws.multi_draft_law(case.p, case.q, case.m), rule(case.p, case.q, case.m)
-            rows += [(case.name, test, test_power(law, alternative, case.draws, threshold))
+            rows += [(case.label, test, test_power(law, alternative, case.draws, threshold))
                      for (test, law), (_, alternative) in zip(mutant_laws.multi_draft_tested(exact),
                                                               mutant_laws.multi_draft_tested(buggy))]
         found[name] = (max(power for _, _, power in rows), rows)
@@ -141,7 +141,7 @@ def check_laws() -> dict:
     tests = {"multi_draft": [], "tree_generate": []}
     for case in multi_draft.CASES:
         exact = tree_laws.multi_draft_law(case.p, case.q, case.m)
-        tests["multi_draft"] += [(case.name, test, law, case.draws)
+        tests["multi_draft"] += [(case.label, test, law, case.draws)
                                  for test, law in mutant_laws.multi_draft_tested(exact)]
     target, drafters = models()
     for case in tree_generate.LAW_CASES:
