@@ -21,7 +21,7 @@ GREEDY_RUNS = [([0], {"gamma": 2, "threshold": 0.3}), ([2, 3, 4], {"gamma": 4, "
 def law_case(number: int, processor: sampling.LogitsProcessor, drafter: str, prompt: list[int], gamma: int,
              threshold: float, length: int) -> shared.LawCase:
     return shared.LawCase(f"law-{number}", f"{processor!r}, {drafter} drafter, prompt {prompt}, gamma={gamma}, "
-                          f"threshold={threshold}, max_gen_len={length}", processor, prompt, length, 300,
+                          f"threshold={threshold}, max_gen_len={length}", 300, processor, prompt, length,
                           shape={"gamma": gamma, "threshold": threshold}, drafter=drafter)
 
 

@@ -17,8 +17,8 @@ LAW_LENGTH = 3
 def law_case(number: int, processor: sampling.LogitsProcessor, prompt: list[int], use_cache: bool) -> LawCase:
     """A law case of ``LAW_DRAWS`` runs of ``LAW_LENGTH`` tokens; the tiny models' eos (1)
     ends sequences early."""
-    return LawCase(f"law-{number}", f"{processor!r}, prompt {prompt}, use_cache={use_cache}", processor, prompt,
-                   LAW_LENGTH, LAW_DRAWS, eos=1, shape={"use_cache": use_cache})
+    return LawCase(f"law-{number}", f"{processor!r}, prompt {prompt}, use_cache={use_cache}", LAW_DRAWS, processor,
+                   prompt, LAW_LENGTH, eos=1, shape={"use_cache": use_cache})
 
 
 LAW_CASES = [

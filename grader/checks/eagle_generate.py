@@ -46,7 +46,7 @@ def law_case(number: int, processor: sampling.LogitsProcessor, prompt: list[int]
              length: int) -> LawCase:
     """A law case of lesson 11's loops: 300 runs, ended by the tiny models' eos (1)."""
     return LawCase(f"law-{number}", f"{processor!r}, prompt {prompt}, {described(shape)}, max_gen_len={length}",
-                   processor, prompt, length, 300, eos=1, shape=shape)
+                   300, processor, prompt, length, eos=1, shape=shape)
 
 
 def described(shape: dict) -> str:

@@ -20,7 +20,7 @@ import torch
 from grader.checks.harness import CheckRun
 from grader.models import SHIPPED_MISSING, load_pair, shipped_pair_present
 from grader.observers.trace import LoggedModel
-from grader.oracle import tiny
+from grader.oracle import cases, tiny
 from grader.verdict import Hint
 from solutions import sampling
 
@@ -77,19 +77,15 @@ class Shipped:
     hint: Hint = ""
 
 
-@dataclass(frozen=True)
-class LawCase:
-    """One sampled setting whose law of the first tokens is known exactly. ``id`` names the
-    case in code and tests; ``label`` is the case a verdict shows, and it seeds the case's
-    draws, so it never changes. ``shape``: the loop's keywords for its rounds (``gamma``,
-    ``branching``...); ``drafter``: a name of ``models()``'s drafters, "" for a loop without
-    one; ``eos``: the end tokens, which end a sample early."""
-    id: str
-    label: str
+@dataclass(frozen=True, eq=False)
+class LawCase(cases.LawCase):
+    """A loop's sampled setting whose law of the first tokens is known exactly (``id``,
+    ``label`` and ``draws`` as every law case's: grader/oracle/cases.py). ``shape``: the loop's
+    keywords for its rounds (``gamma``, ``branching``...); ``drafter``: a name of ``models()``'s
+    drafters, "" for a loop without one; ``eos``: the end tokens, which end a sample early."""
     processor: sampling.LogitsProcessor
     prompt: list[int]
     max_gen_len: int
-    draws: int
     eos: int | list[int] = 1
     shape: Mapping[str, Any] = field(default_factory=dict)
     drafter: str = ""

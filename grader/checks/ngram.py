@@ -199,7 +199,7 @@ class LawCase:
 
     def law_case(self) -> SuiteLawCase:
         """The suite's law case of this setting, its label the case's repr."""
-        return SuiteLawCase(repr(self), repr(self), self.processor, self.run.prompt, self.run.max_gen_len, self.draws,
+        return SuiteLawCase(repr(self), repr(self), self.draws, self.processor, self.run.prompt, self.run.max_gen_len,
                             self.run.eos)
 
 

@@ -57,7 +57,7 @@ class Case:
 
     def law_case(self) -> LawCase:
         """The suite's law case of this setting, its label the case's repr."""
-        return LawCase(repr(self), repr(self), self.processor, self.prompt, self.length, self.draws, self.eos,
+        return LawCase(repr(self), repr(self), self.draws, self.processor, self.prompt, self.length, self.eos,
                        {"gamma": self.gamma, "first_target": self.first_target}, self.drafter)
 
 

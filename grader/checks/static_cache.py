@@ -77,8 +77,8 @@ LAW_CASES = [  # the fast loop always lets the target sample the first token
 ACCEPTANCE_CASE = speculative.Case(sampling.MultinomialProcessor(temperature=2.0), [3, 5], 3, "near", 5,
                             400, eos=NO_EOS)
 BASELINE_SAMPLING = sampling.MultinomialProcessor(temperature=0.6)
-AUTOREGRESSIVE_LAW = LawCase("baseline-law", f"{BASELINE_SAMPLING!r}, prompt [2, 3, 4, 5]", BASELINE_SAMPLING,
-                             [2, 3, 4, 5], 3, 600)
+AUTOREGRESSIVE_LAW = LawCase("baseline-law", f"{BASELINE_SAMPLING!r}, prompt [2, 3, 4, 5]", 600,
+                             BASELINE_SAMPLING, [2, 3, 4, 5], 3)
 DISCIPLINE = [  # (drafter, processor, prompts of two calls on the same models, gamma)
     ("near", GREEDY, ([2, 3], [1, 4, 0]), 3),
     ("GPT-2", GREEDY, ([0], [5, 1]), 2),

@@ -38,7 +38,7 @@ def law_case(number: int, processor: sampling.LogitsProcessor, corpus: str, prom
              length: int) -> shared.LawCase:
     """A law case drafted from the corpus ``corpus`` (a name of ``corpora``'s)."""
     return shared.LawCase(f"law-{number}", f"{processor!r}, {corpus} corpus, prompt {prompt}, {described(shape)}, "
-                          f"max_gen_len={length}", processor, prompt, length, 300, shape=shape, drafter=corpus)
+                          f"max_gen_len={length}", 300, processor, prompt, length, shape=shape, drafter=corpus)
 
 
 def described(shape: dict) -> str:

@@ -48,7 +48,7 @@ def row_laws(check: CheckRun, run: LoopRun) -> None:
     outputs, rates, target, drafter, case = run.ids, run.forwards, run.target, run.drafter, run.case
     for row, prompt in enumerate(case.prompts):
         label = case.row_label(row)
-        row_case = LawCase(label, label, case.processor, prompt, case.length, case.draws, case.eos,
+        row_case = LawCase(label, label, case.draws, case.processor, prompt, case.length, case.eos,
                            {"gamma": case.gamma, "pad_token_id": case.pad}, case.drafter)
         law_tests(check, Samples([draw[row] for draw in outputs], target, row_case, run.hint))
         if case.eos == NO_EOS:  # the rate's exact law counts every round (grader/oracle/acceptance.py)

@@ -93,7 +93,7 @@ def laws(check: CheckRun, run: LoopRun) -> None:
     samples = [(ids, acceptance.as_fraction(mean)) for ids, mean in runs]
     eos = as_list(case.eos)
     law = tree_laws.generate_law(target, drafter, case.prompt, case.branching, case.length, case.processor, eos)
-    law_case = LawCase(label, label, case.processor, case.prompt, case.length, case.draws, eos,
+    law_case = LawCase(label, label, case.draws, case.processor, case.prompt, case.length, eos,
                        {"branching": case.branching, "use_cache": case.use_cache}, case.drafter)
     law_tests(check, Samples([ids for ids, _ in samples], target, law_case, LAW_HINT, options=LAW_TEST))
     check.test("joint law of the output and mean_accepted",
