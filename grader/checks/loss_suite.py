@@ -28,7 +28,7 @@ INPUT_DETACH_HINT = ("features is the teacher and also step 0's input: the head 
 
 
 def loss_and_gradients(loss_fn: Callable[..., Any], given: Mapping[str, torch.Tensor], *args: Any,
-              **kwargs: Any) -> tuple[Any, Gradients]:
+                       **kwargs: Any) -> tuple[Any, Gradients]:
     """``loss_fn(*leaves, *args, **kwargs)`` on leaf copies of ``given``'s tensors, in its
     order (the floating ones require grad), backpropagated: ``(the loss, detached, {name: the
     gradient that reached it})``, and no gradients when the loss is not a 0-dim tensor that
