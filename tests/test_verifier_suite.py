@@ -80,3 +80,32 @@ def test_every_call_properties_pass_the_reference_and_fail_a_verifier_that_accep
         assert check.properties == 2
         assert {f.name for f in check.findings} == failing
     assert next(f.hint for f in check.findings if f.name != ZERO) == hint[0]
+
+
+class Tests:
+    """A recorder of the statistical properties a judge records: {name: result}."""
+
+    def __init__(self):
+        self.results = {}
+
+    def test(self, prop, result, hint="", *, case=""):
+        self.results[prop] = result
+
+
+def test_the_bonus_law_is_recorded_whenever_a_case_can_accept_every_draft():
+    """Whatever the draws: a run in which no round accepted all k drafts (the one-hot target's
+    chance is a few in a thousand) records the bonus law as held on no draws, so the verdict
+    counts every property; a case that can never accept them all (disjoint supports) has none."""
+    from grader.judges.verifier_rounds import test_laws
+    from grader.oracle.verifier_judged import LawRounds
+
+    reachable = next(c for c in verify_numpy.CASES if c.label.startswith("greedy target"))
+    unreachable = next(c for c in verify_numpy.CASES if c.label.startswith("disjoint supports"))
+    none_accepted = [(int(reachable.p[0].argmax()),)] * 50  # every round stops at the first draft
+    recorder = Tests()
+    test_laws(recorder, LawRounds(reachable, none_accepted))
+    bonus = recorder.results[f"{reachable.label}: law of the bonus token"]
+    assert bonus.p_value == 1.0 and bonus.draws == 0 and "no round accepted all 3 drafts" in bonus.message
+    recorder = Tests()
+    test_laws(recorder, LawRounds(unreachable, [(int(unreachable.p[0].argmax()),)] * 50))
+    assert not any("bonus" in name for name in recorder.results)
