@@ -158,10 +158,13 @@ def unnamed_cases():
     import torch
 
     from grader.checks import distillation_loss, expected_acceptance, on_policy_batch, processors
+    from grader.checks.distillation_loss import Loss
     from grader.checks.expected_acceptance import Alphas
     from grader.checks.greedy_match import Answered
     from grader.checks.max_fn import Outputs
+    from grader.checks.on_policy_batch import Batch
     from grader.checks.processors import Distributions
+    from grader.checks.tree_attention import Layout
     from grader.judges.greedy_match import expected as greedy_of
     from grader.judges.max_fn import expected as max_fn_of
     from solutions import sampling
@@ -181,6 +184,9 @@ def unnamed_cases():
     ids = torch.tensor([[2, 3, 4, 1], [4, 0, 0, 5]])
     with torch.no_grad():
         right_logits = model(ids).logits[:, 1:-1]
+
+    def batch(logits):  # prompts of 2 tokens, then the continuation the logits score
+        return Batch(model, None, ids[:, :2], ids, logits, torch.zeros(2, dtype=torch.bool))
     parents = [-1, -1, 0, 0, 1, 1]
     mask, depths = tree_layout(parents)
     seen = mask.clone()
@@ -197,10 +203,10 @@ def unnamed_cases():
          (Distributions("T", "MultinomialProcessor", kwargs, logits, other, ""),)),
         ("processors", "unnormalised", (Distributions("T", "MultinomialProcessor", kwargs, logits, probs, ""),),
          (Distributions("T", "MultinomialProcessor", kwargs, logits, probs * 0.9, ""),)),
-        ("distillation_loss", "loss_value", ("forward_kl", "n", target, draft, 0.5, loss, ""),
-         ("forward_kl", "n", target, draft, 0.5, loss * 1.1, "")),
-        ("on_policy_batch", "target_logits", (model, ids, 2, right_logits), (model, ids, 2, right_logits * 1.01)),
-        ("tree_attention", "compare", ("t", parents, mask, depths), ("t", parents, seen, depths + 2)),
+        ("distillation_loss", "loss_value", (Loss("forward_kl", "n", target, draft, 0.5, "", loss),),
+         (Loss("forward_kl", "n", target, draft, 0.5, "", loss * 1.1),)),
+        ("on_policy_batch", "target_logits", (batch(right_logits),), (batch(right_logits * 1.01),)),
+        ("tree_attention", "compare", (Layout("t", parents, mask, depths),), (Layout("t", parents, seen, depths + 2),)),
     ]
 
 
