@@ -64,14 +64,14 @@ def _walk(value, packages: tuple[str, ...], defaults: bool, seen: set[int], foun
     seen.add(id(value))
     if inspect.isclass(value):
         for name, method in _methods(value, packages):
-            if _only_raises(method):
+            if _only_raises(method.__code__):
                 found.setdefault(Step(f"{value.__name__}.{name}", _module(value)))
             else:
                 _walk(method, packages, defaults, seen, found)
         return
     if not inspect.isfunction(value):
         return
-    if _only_raises(value):
+    if _only_raises(value.__code__):
         found.setdefault(Step(value.__name__, _module(value)))
         return
     loaded, attributes = _names(value.__code__)
@@ -219,13 +219,10 @@ def _module(value) -> str:
     return value.__module__.rpartition(".")[2]
 
 
-def _only_raises(function) -> bool:
-    """Whether the function's body, its docstring aside, is one ``raise NotImplementedError``."""
-    return _code_only_raises(function.__code__)
-
-
 @functools.cache  # by code object: an edited and re-imported lesson has new ones
-def _code_only_raises(code: types.CodeType) -> bool:
+def _only_raises(code: types.CodeType) -> bool:
+    """Whether the function of ``code`` (read from its source) is a stub (`is_stub`); False
+    where its source cannot be read or is no plain ``def``."""
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(code)))
     except (OSError, TypeError, SyntaxError):
@@ -234,11 +231,17 @@ def _code_only_raises(code: types.CodeType) -> bool:
 
 
 def is_stub(function: ast.FunctionDef) -> bool:
-    """Whether a function's body, its docstring aside, is one ``raise NotImplementedError``."""
+    """Whether a function's body, its docstring aside, is one ``raise NotImplementedError``:
+    the exception's name, or a call of it with any arguments. Read from the syntax tree, not
+    the text, so that a message merely naming it (``raise ValueError("NotImplementedError")``)
+    makes no stub."""
     statements = [s for s in function.body
                   if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-    return (len(statements) == 1 and isinstance(statements[0], ast.Raise)
-            and "NotImplementedError" in ast.unparse(statements[0]))
+    if len(statements) != 1 or not isinstance(statements[0], ast.Raise):
+        return False
+    raised = statements[0].exc
+    raised = raised.func if isinstance(raised, ast.Call) else raised
+    return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
 
 
 def _names(code: types.CodeType) -> tuple[list[str], list[str]]:

@@ -1,6 +1,7 @@
 """The stubs as the course ships them: every exercise reports "not started", and a stub
 that a learner's function calls is named as the culprit. The stubs come from git's HEAD
 (tests/conftest.py), so a learner's progress in lessons/ never turns these tests red."""
+import ast
 import importlib
 import re
 import sys
@@ -8,7 +9,7 @@ import sys
 import pytest
 import torch
 
-from grader import exercises, progress
+from grader import exercises, meanwhile, progress
 from grader.studies.in_process import replayed
 from grader.verdict import ERROR, NOT_STARTED, format_text
 from tests.conftest import PRISTINE, ROOT, run_grader
@@ -174,3 +175,27 @@ def test_no_import_is_offered_for_a_step_the_graded_exercise_withholds():
     assert not run._importable(Step("walk_deterministic_tree", "eagle"))
     assert not run._importable(Step("grow_tree", "eagle"))
     assert run._importable(Step("settle", "speculative")) and run._importable(Step("GreedyProcessor.sample", "sampling"))
+
+
+STUB_BODIES = {  # a function's body -> whether it is a stub
+    "raise NotImplementedError": True,
+    'raise NotImplementedError("write the loop first")': True,
+    '"""The contract."""\n    raise NotImplementedError': True,
+    # the name in a message is no stub (a test of the text, `in ast.unparse(...)`, said it was)
+    'raise ValueError("NotImplementedError")': False,
+    "ids = []\n    raise NotImplementedError": False,
+    "raise": False,
+}
+
+
+@pytest.mark.parametrize("body", STUB_BODIES)
+def test_a_stub_is_one_raise_of_not_implemented_error(body, tmp_path, monkeypatch):
+    """Read from the syntax tree, the source of a function (`is_stub`, which `progress` uses)
+    and a function object (what the notebooks' stand-ins ask) agree."""
+    source = f"def step(x):\n    {body}\n"
+    assert meanwhile.is_stub(ast.parse(source).body[0]) is STUB_BODIES[body]
+    (tmp_path / "stub_probe.py").write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "stub_probe", raising=False)
+    step = importlib.import_module("stub_probe").step
+    assert (meanwhile.unfinished_step(step, "stub_probe") == "step") is STUB_BODIES[body]
