@@ -13,7 +13,7 @@ from tests.conftest import ROOT, run_grader
 
 SHARED = {"exercises", "verdict", "wire", "protocol", "implementation", "sources"}
 FRONTS = {"__init__", "__main__", "cli", "commands", "notebook", "grade", "gradebook", "progress"}
-CORE = ("checks", "judges", "oracle", "decider", "runner", "observers", "models", *sorted(SHARED))  # grading
+CORE = ("checks", "judged", "judges", "oracle", "decider", "runner", "observers", "models", *sorted(SHARED))  # grading
 TOOLS = ("bench", "figures", "audit", "studies")  # measuring, drawing, the audit, the studies: beside grading
 ALLOWED = {  # part -> the grader's parts and course packages it may import
     "oracle": set(),  # exact laws from their inputs alone: no reference code
@@ -25,9 +25,11 @@ ALLOWED = {  # part -> the grader's parts and course packages it may import
     "protocol": {"verdict"},  # a runner's Stop carries findings and a status
     "implementation": {"sources"},
     "sources": set(),
-    "checks": {"exercises", "meanwhile", "models", "observers", "oracle", "solutions", "verdict"},  # meanwhile: a
-    # stub's verdict names every unfinished step the exercise reaches
-    "judges": {"checks", "models", "observers", "oracle", "solutions", "verdict"},  # the decider's alone
+    "checks": {"exercises", "judged", "meanwhile", "models", "observers", "oracle", "solutions", "verdict"},  # meanwhile:
+    # a stub's verdict names every unfinished step the exercise reaches
+    "judged": {"models", "observers", "oracle", "solutions", "verdict"},  # what a check hands a judge: what both
+    # halves may import, and neither half
+    "judges": {"checks", "judged", "models", "observers", "oracle", "solutions", "verdict"},  # the decider's alone
     "decider": {"checks", "exercises", "observers", "protocol", "sources", "verdict", "wire"},
     "runner": {"checks", "exercises", "implementation", "observers", "protocol", "sources", "wire"},
     "meanwhile": {"exercises"},

@@ -97,7 +97,7 @@ def test_the_bonus_law_is_recorded_whenever_a_case_can_accept_every_draft():
     chance is a few in a thousand) records the bonus law as held on no draws, so the verdict
     counts every property; a case that can never accept them all (disjoint supports) has none."""
     from grader.judges.verifier_rounds import test_laws
-    from grader.oracle.verifier_judged import LawRounds
+    from grader.judged.verifiers import LawRounds
 
     reachable = next(c for c in verify_numpy.CASES if c.label.startswith("greedy target"))
     unreachable = next(c for c in verify_numpy.CASES if c.label.startswith("disjoint supports"))

@@ -21,7 +21,7 @@ from grader.checks.harness import CheckRun
 from grader.observers.host_syncs import HostSyncCounter, TorchCalls
 from grader.oracle.cases import LawCase
 from grader.oracle.verifier_cases import RoundCase, build_cases, equal_case, zero_target_case
-from grader.oracle.verifier_judged import LawRounds, RowRounds
+from grader.judged.verifiers import LawRounds, RowRounds
 
 LAW_DRAWS = 2000
 CASES = build_cases(LAW_DRAWS)

@@ -3,7 +3,6 @@
 gives probability 0, the ``generator`` argument; then the exact law of ``(index, token)``
 over fixed cases: the token follows p, and the index is its place among the children
 (grader/oracle/tree_laws.py), the decider's alone (grader/judges/deterministic_children.py)."""
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -11,20 +10,13 @@ import torch
 
 from grader.checks import verifier_rounds as rounds
 from grader.checks.harness import CheckRun
-from grader.oracle.cases import LawCase
+from grader.judged.verifiers import ChildrenCase as Case
+from grader.judged.verifiers import OneHot
 from grader.oracle.verifier_cases import CONSTRUCTION_SEED, dirichlet, with_zeros
 
 VOCAB = 6
 LAW_DRAWS = 1500
 SMALL_DRAWS = 250  # calls for each deterministic property
-
-
-@dataclass(frozen=True, eq=False)
-class Case(LawCase):
-    """Point-mass children of one position: ``p`` ``[V]`` the target's distribution,
-    ``children`` m distinct tokens, in the order they are tried."""
-    p: np.ndarray
-    children: tuple[int, ...]
 
 
 def build_cases() -> list[Case]:
@@ -52,16 +44,6 @@ def build_cases() -> list[Case]:
 CASES = build_cases()
 ZERO_TARGET = Case("zero-target", "p = 0", SMALL_DRAWS, np.array([0.0, 0.0, 0.0, 0.5, 0.3, 0.2]), (1, 0, 2))
 ONE_HOT_TOKEN = 4
-
-
-@dataclass(frozen=True)
-class OneHot:
-    """The one-hot judge's argument: p is the one-hot of ``token``; the ``(index, token)`` of
-    each call with ``children`` on ``device``."""
-    token: int
-    children: list[int]
-    device: str
-    pairs: list[tuple[int, int]]
 
 
 class Adapter(rounds.VerifierAdapter[Case]):

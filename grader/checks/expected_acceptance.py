@@ -4,9 +4,9 @@ decider's alone: grader/judges/expected_acceptance.py), and symmetric in p and q
 import torch
 
 from grader.checks.harness import CheckRun
-from grader.oracle.verifier_judged import ACCEPTANCE_HINT as HINT
-from grader.oracle.verifier_judged import ACCEPTANCE_TOLERANCE as TOLERANCE
-from grader.oracle.verifier_judged import Alphas
+from grader.judged.verifiers import ACCEPTANCE_HINT as HINT
+from grader.judged.verifiers import ACCEPTANCE_TOLERANCE as TOLERANCE
+from grader.judged.verifiers import Alphas
 
 VOCAB = 5
 

@@ -7,7 +7,7 @@ import torch
 from grader.checks import verifier_rounds as rounds
 from grader.checks.harness import CheckRun
 from grader.oracle.verifier_cases import CONSTRUCTION_SEED, dirichlet, one_hot
-from grader.oracle.verifier_judged import Answered
+from grader.judged.verifiers import Answered
 
 VOCAB = 6
 ROUNDS_PER_STOP = 4  # rounds for every stop position 0..k

@@ -4,7 +4,7 @@ The expected values are the decider's alone (grader/judges/max_fn.py)."""
 import torch
 
 from grader.checks.harness import CheckRun
-from grader.oracle.verifier_judged import Outputs
+from grader.judged.verifiers import Outputs
 
 SHAPES = [(7,), (4, 7), (7, 7), (2, 3, 7), (1, 1, 7)]  # (7, 7): a sum over the wrong dim shows
 FORMULA_HINT = ("keep the positive part of every entry, then normalise each row over the last dim "

@@ -11,7 +11,7 @@ from grader.checks import verifier_rounds as rounds
 from grader.checks.harness import CheckRun
 from grader.oracle.verifier_cases import (CONSTRUCTION_SEED, MultiDraftCase, dirichlet, disjoint, near, one_hot,
                                           with_zeros)
-from grader.oracle.verifier_judged import OneHotAnswers
+from grader.judged.verifiers import OneHotAnswers
 
 VOCAB = 6
 LAW_DRAWS = 1000

@@ -5,7 +5,7 @@ import torch
 
 from grader.checks.harness import CheckRun
 from grader.oracle import stats
-from grader.oracle.verifier_judged import Distributions
+from grader.judged.verifiers import Distributions
 
 VOCAB = 10
 SAMPLE_DRAWS = 3000

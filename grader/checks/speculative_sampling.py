@@ -8,7 +8,7 @@ import torch
 from grader.checks import verifier_rounds as rounds
 from grader.checks.harness import CheckRun
 from grader.oracle.verifier_cases import RoundCase, build_cases, equal_case, zero_target_case
-from grader.oracle.verifier_judged import LawRounds
+from grader.judged.verifiers import LawRounds
 
 LAW_DRAWS = 2000
 CASES = build_cases(LAW_DRAWS)

@@ -24,7 +24,7 @@ import torch
 
 from grader.checks.harness import CheckRun
 from grader.oracle.cases import LawCase
-from grader.oracle.verifier_judged import LawRounds
+from grader.judged.verifiers import LawRounds
 from grader.verdict import Hint
 
 C = TypeVar("C", bound=LawCase)  # the kind of law case an adapter calls its verifier on

@@ -1,11 +1,7 @@
-"""What the verifier family's checks hand their judges: the check run, as a ``Recorder`` of
-properties, and one of these frozen dataclasses, the answers the learner's code gave and what
-they are compared with.
-
-Both halves of the suite import them: a check (grader/checks/) builds one, the decider's
-judge (grader/judges/) reads it, and a judge imports nothing of the checks. So they live in
-the oracle's room, which both may import, with the one hint both halves show
-(expected_acceptance's). They import nothing of the grader.
+"""The verifier family's judged values: what its checks hand their judges. The check run, as a
+``Recorder`` of properties, and one of these frozen dataclasses, the answers the learner's
+code gave and what they are compared with (and deterministic_children's law case, which its
+judge reads), with the one hint both halves show (expected_acceptance's).
 """
 from dataclasses import dataclass
 from typing import Any, Generic, NoReturn, Protocol, TypeVar
@@ -110,3 +106,21 @@ class Distributions:
     logits: torch.Tensor
     probs: torch.Tensor
     hint: Hint
+
+
+@dataclass(frozen=True, eq=False)
+class ChildrenCase(LawCase):
+    """deterministic_children's law case: point-mass children of one position: ``p`` ``[V]``
+    the target's distribution, ``children`` m distinct tokens, in the order they are tried."""
+    p: np.ndarray
+    children: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class OneHot:
+    """deterministic_children's one-hot judge's argument: p is the one-hot of ``token``; the
+    ``(index, token)`` of each call with ``children`` on ``device``."""
+    token: int
+    children: list[int]
+    device: str
+    pairs: list[tuple[int, int]]

@@ -3,7 +3,7 @@ grader/judges/verifier_rounds.py), and the product law of a row and its twin."""
 from grader.judges.verifier_rounds import test_laws
 from grader.oracle import laws, stats, verifier_laws
 from grader.oracle.stats import LAW_TEST
-from grader.oracle.verifier_judged import Recorder, RowRounds
+from grader.judged.verifiers import Recorder, RowRounds
 
 INDEPENDENCE_HINT = ("the rows are independent sequences: each needs random numbers of its own, or "
                      "their verdicts are tied together",

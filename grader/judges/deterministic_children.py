@@ -6,13 +6,13 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
+from grader.judged.verifiers import ChildrenCase as Case
+from grader.judged.verifiers import LawRounds, OneHot
 from grader.oracle import stats, tree_laws
 from grader.oracle.stats import LAW_TEST
 
-if TYPE_CHECKING:  # types only: a judge reads what its check gives it, never the check's code
-    from grader.checks.deterministic_children import Case, OneHot
+if TYPE_CHECKING:  # types only: a judge reads what the decider's check run gives it, never its code
     from grader.checks.harness import CheckRun
-    from grader.oracle.verifier_judged import LawRounds
 
 TOKEN_HINT = ("the token must follow p exactly: each child is a point mass, so it is accepted with the "
               "probability the residual gives it, and a rejected child is removed from the residual for "

@@ -3,9 +3,9 @@ what a wrong α equals when it is a usual mistake."""
 import torch
 
 from grader.judges import mistakes
-from grader.oracle.verifier_judged import ACCEPTANCE_HINT as HINT
-from grader.oracle.verifier_judged import ACCEPTANCE_TOLERANCE as TOLERANCE
-from grader.oracle.verifier_judged import Alphas, Recorder
+from grader.judged.verifiers import ACCEPTANCE_HINT as HINT
+from grader.judged.verifiers import ACCEPTANCE_TOLERANCE as TOLERANCE
+from grader.judged.verifiers import Alphas, Recorder
 
 
 def compare(check: Recorder, judged: Alphas) -> None:

@@ -5,7 +5,7 @@ from collections import Counter
 import numpy as np
 
 from grader.judges import mistakes
-from grader.oracle.verifier_judged import Answered, Recorder
+from grader.judged.verifiers import Answered, Recorder
 
 SHOWN_ROWS = 5  # distinct wrong rounds shown in a verdict's table
 HINT = ("greedy verification keeps a draft only when it is the target's most likely token at its "

@@ -3,7 +3,7 @@ what a wrong output equals when it is a usual mistake."""
 import torch
 
 from grader.judges import mistakes
-from grader.oracle.verifier_judged import Outputs, Recorder
+from grader.judged.verifiers import Outputs, Recorder
 
 
 def expected(x: torch.Tensor) -> torch.Tensor:

@@ -5,7 +5,7 @@ import functools
 from grader.oracle import stats, tree_laws
 from grader.oracle.stats import LAW_TEST
 from grader.oracle.verifier_cases import MultiDraftCase
-from grader.oracle.verifier_judged import LawRounds, OneHotAnswers, Recorder
+from grader.judged.verifiers import LawRounds, OneHotAnswers, Recorder
 
 JOINT_HINT = ("with m drafts the answer must still follow p exactly: the drafts are tried in their own "
               "order, each against what is left of p after the earlier rejections, each with a random "

@@ -2,7 +2,7 @@
 import torch
 
 from grader.judges import mistakes
-from grader.oracle.verifier_judged import Distributions, Recorder
+from grader.judged.verifiers import Distributions, Recorder
 from solutions import sampling as reference
 
 

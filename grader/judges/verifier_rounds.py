@@ -3,7 +3,7 @@ it emits), in the closed forms of grader/oracle/verifier_laws.py, tested against
 a check drew; shared by speculative_sampling, batched_verify and verify_numpy.
 
 A judge of the family imports nothing of the checks: it records through a ``Recorder`` and
-takes one frozen dataclass, both of grader/oracle/verifier_judged.py; its hints live here or
+takes one frozen dataclass, both of grader/judged/verifiers.py; its hints live here or
 in its own module.
 """
 import functools
@@ -12,7 +12,7 @@ import numpy as np
 from grader.oracle import stats, verifier_laws
 from grader.oracle.stats import LAW_TEST
 from grader.oracle.verifier_cases import RoundCase
-from grader.oracle.verifier_judged import LawRounds, Recorder
+from grader.judged.verifiers import LawRounds, Recorder
 
 JOINT_HINT = ("a round's tokens must follow the target's law whatever the drafts: each draft is kept "
               "with the chance that p allows it, the first rejection ends the round with a token that "
