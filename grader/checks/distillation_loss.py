@@ -4,14 +4,12 @@ logits against its closed form (both the decider's alone: grader/judges/distilla
 no gradient into the target's logits, a temperature, any leading dims, and a clear error for
 an unknown kind.
 """
-import math
-from dataclasses import dataclass
-
 import torch
 
 from grader.checks import loss_suite
 from grader.checks.harness import CheckRun
-from grader.verdict import Hint, joined
+from grader.judged.losses import Loss
+from grader.verdict import joined
 from solutions.distill import KINDS
 
 KIND_HINTS = {
@@ -49,21 +47,6 @@ def hand_made_logits() -> tuple[torch.Tensor, torch.Tensor]:
                           [0.5, 2.5, 1.0, -1.0, 0.3],
                           [3.0, 0.0, 1.0, 0.5, -1.0]], dtype=torch.float64)
     return target + torch.tensor([[3.0], [-2.0], [7.0], [0.5]], dtype=torch.float64), draft - 4.0
-
-
-@dataclass(frozen=True)
-class Loss:
-    """A judge's argument: the logits (``[..., V]`` float64) a loss of ``kind`` was called on
-    at ``temperature`` (``setting`` names them), and what came back: its ``value``, or the
-    gradient that reached the drafter's logits (``draft_grad``; None: none did)."""
-    kind: str
-    setting: str
-    target_logits: torch.Tensor
-    draft_logits: torch.Tensor
-    temperature: float
-    hint: Hint
-    value: float = math.nan
-    draft_grad: torch.Tensor | None = None
 
 
 def unknown_kind_error(loss_fn, target_logits, draft_logits) -> tuple[str, str] | None:

@@ -2,28 +2,14 @@
 quadratic and linear parts both count), the value against its formula and the gradients
 that reach the head's features and logits against their closed forms (the decider's alone:
 grader/judges/eagle_loss.py), the two weights, and no gradient into the target's side."""
-from dataclasses import dataclass
-
 import torch
 
 from grader.checks import loss_suite
 from grader.checks.harness import CheckRun
+from grader.judged.losses import Losses
 
 SHAPE = (2, 3, 4, 5)  # B, T, d, V
 WEIGHTS = [(1.0, 1.0), (0.5, 2.0), (0.0, 1.0), (1.0, 0.0)]  # (feature_weight, token_weight)
-
-
-@dataclass(frozen=True)
-class Losses:
-    """The judge's argument: the inputs (``inputs``' tensors), the weights, and what the
-    learner's loss gave: its value, and the gradients of the head's ``predicted`` and
-    ``head_logits`` (None where none arrived)."""
-    given: dict[str, torch.Tensor]
-    feature_weight: float
-    token_weight: float
-    value: float
-    gradients: loss_suite.Gradients
-    case: str
 
 
 def inputs(check: CheckRun) -> dict[str, torch.Tensor]:

@@ -7,7 +7,6 @@ then a tree's nodes read with its mask and positions (lesson 9's ``tree_attentio
 The reference's values are the decider's alone (grader/judges/feature_draft.py)."""
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -15,6 +14,7 @@ from transformers import DynamicCache
 
 from grader.checks.eagle_generate import head_forward, models
 from grader.checks.harness import CheckRun
+from grader.judged.losses import Rows
 from solutions.trees import tree_attention, tree_layout
 
 RUNS = (4, 1, 2)  # pairs fed per call with one cache
@@ -27,19 +27,6 @@ CACHE_HINT = ("with a cache, each call feeds only its new pairs, and the cache t
               "stand: pairs fed in several calls must give the rows one call over all of them gives.",
               "pass the head's cache to head.decoder (cache=cache, use_cache=True); never start a new one, "
               "and feed each pair once")
-
-
-@dataclass(frozen=True)
-class Rows:
-    """A judge's argument: the pairs read (features ``[B, n, d]``, tokens ``[B, n]``) and what
-    the step returned, float64; on a tree, ``text`` pairs, then the nodes of ``parents``."""
-    case: str
-    head: Any
-    features: torch.Tensor
-    tokens: torch.Tensor
-    got: tuple[torch.Tensor, ...]
-    text: int = 0
-    parents: tuple[int, ...] = ()
 
 
 def pairs_of(check: CheckRun, target, rows: int, length: int) -> tuple[torch.Tensor, torch.Tensor]:

@@ -14,9 +14,9 @@ from typing import Any
 import torch
 
 from grader.checks.harness import CheckRun
+from grader.judged.losses import Gradients
 from grader.verdict import Hint
 
-Gradients = dict[str, torch.Tensor | None]  # by input name; None where no gradient arrived
 
 DETACH_HINT = ("the target is the teacher: its features and logits are constants of the loss, so no gradient "
                "may reach them.",

@@ -4,12 +4,10 @@ count exact for several fractions; then, the decider's alone (grader/judges/on_p
 the target's logits at every continuation position and the law of the continuations: the
 rows marked as the drafter's must follow the drafter's exact law of two tokens, the others
 the target's (χ² per prompt, grader/oracle)."""
-from dataclasses import dataclass
-from typing import Any
-
 import torch
 
 from grader.checks.harness import CheckRun
+from grader.judged.losses import Batch
 from grader.oracle import tiny
 
 MODEL_SEED = 11
@@ -24,18 +22,6 @@ COUNT_HINT = ("exactly round(target_fraction · B) rows come from the target (fr
               "from_target = torch.arange(B) < round(target_fraction * B): the first rows are the target's.")
 PROMPTS_HINT = ("each row of ids is its prompt followed by its continuation: ids [B, P + length].",
                 "start from ids = prompts and append each sampled token: torch.cat([ids, token], dim=1).")
-
-
-@dataclass(frozen=True)
-class Batch:
-    """The judges' argument: the pair, the prompts ``[B, P]``, and the learner's batch on the
-    CPU: ids ``[B, P + length]``, target_logits ``[B, length, V]``, from_target ``[B]``."""
-    target: Any
-    drafter: Any
-    prompts: torch.Tensor
-    ids: torch.Tensor
-    target_logits: torch.Tensor
-    from_target: torch.Tensor
 
 
 def models():

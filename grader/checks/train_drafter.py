@@ -18,14 +18,13 @@ after three must be those of the contract's steps (the judge's ``reference_steps
 accumulate because ``zero_grad`` is missing, still improve, and both are named when their
 weights match."""
 import itertools
-from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
 from grader.checks.harness import CheckRun
+from grader.judged.losses import Setup, Steps, Trained
 from grader.oracle import tiny
-from grader.verdict import Hint
 from solutions.distill import KINDS, sample_continuations
 
 MODEL_SEED = 21
@@ -57,44 +56,8 @@ def models() -> tuple[Any, Any]:
     return tiny.tiny_llama(MODEL_SEED, layers=2), tiny.tiny_llama(MODEL_SEED + 1, layers=1)
 
 
-@dataclass(frozen=True)
-class Setup:
-    """The check's settings that its judges replay and measure with."""
-    held_out: tuple[list[int], ...] = HELD_OUT
-    rows_per_held_out: int = ROWS_PER_HELD_OUT
-    length: int = LENGTH
-    prompt_length: int = PROMPT_LENGTH
-    steps: int = STEPS
-    batch_size: int = BATCH_SIZE
-    lr: float = LR
-    improve_hint: Hint = IMPROVE_HINT
-
-    @staticmethod
-    def fresh_drafter() -> Any:
-        return models()[1]
-
-
-@dataclass(frozen=True)
-class Steps:
-    """The steps judge's argument: the drafter's ``weights`` after one step and after three
-    (``{steps: weights}``) of ``kind`` on batches of the one text ``row`` ``[P + LENGTH]``."""
-    target: Any
-    row: torch.Tensor
-    kind: str
-    weights: dict[int, dict[str, torch.Tensor]]
-    setup: Setup = field(default_factory=Setup)
-
-
-@dataclass(frozen=True)
-class Trained:
-    """The improvement judge's argument: a ``drafter`` trained ``STEPS`` steps with ``kind``
-    (``label``: and the data) and the α it reported, ``{step: α}``."""
-    target: Any
-    drafter: Any
-    kind: str
-    label: str
-    history: dict[int, float]
-    setup: Setup = field(default_factory=Setup)
+SETUP = Setup(HELD_OUT, ROWS_PER_HELD_OUT, LENGTH, PROMPT_LENGTH, STEPS, BATCH_SIZE, LR, IMPROVE_HINT,
+              fresh_drafter=lambda: models()[1])  # what the judges replay and measure with
 
 
 def parameters_of(model) -> dict:
@@ -124,7 +87,7 @@ def run(check: CheckRun) -> None:
         history = reported(check, history, label)
         trained = check.call(parameters_of, drafter, what="(reading the trained drafter's weights)")
         load(check, drafter, trained, label)
-        check.judge("improvement", Trained(target, drafter, kind, label, history))
+        check.judge("improvement", Trained(target, drafter, kind, label, history, SETUP))
     final = check.call(parameters_of, target, what="(reading the target's weights after training)")
     changed = [name for name, value in original_target.items()
                if not (isinstance(final, dict) and name in final and isinstance(final[name], torch.Tensor)
@@ -153,7 +116,7 @@ def check_steps(check: CheckRun, train, target, prompts, held_out, row: torch.Te
         reported(check, history, label, steps, every=steps)
         got[steps] = check.call(parameters_of, drafter, what="(reading the trained drafter's weights)")
         load(check, drafter, got[steps], label)
-    check.judge("steps", Steps(target, row, kind, got))
+    check.judge("steps", Steps(target, row, kind, got, SETUP))
 
 
 def reported(check: CheckRun, history, label: str, steps: int = STEPS, every: int = EVAL_EVERY) -> dict[int, float]:

@@ -7,14 +7,12 @@ from that gradient. The expected values are the decider's alone
 (grader/judges/unrolled_loss.py)."""
 import copy
 import functools
-from dataclasses import dataclass
-from typing import Any
-
 import torch
 
 from grader.checks import loss_suite
 from grader.checks.eagle_generate import models
 from grader.checks.harness import CheckRun
+from grader.judged.losses import Unroll, Unrolled
 
 WINDOWS = (2, 6)  # B rows of T tokens
 CASES = [(1, 1.0, 1.0), (2, 1.0, 1.0), (3, 0.5, 2.0), (5, 1.0, 0.0)]  # (steps, feature_weight, token_weight)
@@ -54,40 +52,12 @@ def loss_and_step(loss_fn, head, given: dict, steps: int, feature_weight: float,
     return loss, grads, teacher, {name: value.detach() for name, value in head.own_state_dict().items()}
 
 
-@dataclass(frozen=True)
-class Unroll:
-    """One setting: the head, the target's ``windows``, the steps and the weights."""
-    head: Any
-    given: dict[str, torch.Tensor]
-    steps: int
-    feature_weight: float
-    token_weight: float
-    lr: float = LR
-
-    def what(self) -> str:
-        return f"steps={self.steps}, feature_weight={self.feature_weight}, token_weight={self.token_weight}"
-
-    def run(self, loss_fn: Any) -> tuple[Any, loss_suite.Gradients, loss_suite.Gradients, dict[str, torch.Tensor]]:
-        """``loss_and_step`` of ``loss_fn`` in this setting (the judge's, on the reference)."""
-        return loss_and_step(loss_fn, self.head, self.given, self.steps, self.feature_weight, self.token_weight)
-
-
-@dataclass(frozen=True)
-class Unrolled:
-    """The judge's argument: a setting and what ``loss_and_step`` gave there: the loss, the
-    gradients of the head's own parameters and its weights after one Adam step."""
-    setting: Unroll
-    value: float
-    gradients: loss_suite.Gradients
-    weights: dict[str, torch.Tensor]
-
-
 def run(check: CheckRun) -> None:
     loss_fn = check.function("unrolled_eagle_loss")
     target, head = models()
     given = windows(check, target)
     for steps, feature_weight, token_weight in CASES:
-        setting = Unroll(head, given, steps, feature_weight, token_weight)
+        setting = Unroll(head, given, steps, feature_weight, token_weight, LR, loss_and_step)
         value, grads, teacher, stepped = check.call(loss_and_step, loss_fn, head, given, steps, feature_weight,
                                                     token_weight, what=f"({setting.what()})")
         loss_suite.scalar(check, value, f"({setting.what()})",

@@ -18,8 +18,8 @@ from grader.judges import loss_suite, mistakes
 from solutions.distill import KINDS
 
 if TYPE_CHECKING:  # types only: a judge reads what its check gives it, never the check's code
-    from grader.checks.distillation_loss import Loss
     from grader.checks.harness import CheckRun
+    from grader.judged.losses import Loss
 
 TOLERANCE = 1e-10  # float64: a right loss agrees to rounding (about 1e-15)
 

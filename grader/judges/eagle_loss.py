@@ -14,8 +14,8 @@ import torch
 from grader.judges import loss_suite
 
 if TYPE_CHECKING:  # types only: a judge reads what its check gives it, never the check's code
-    from grader.checks.eagle_loss import Losses
     from grader.checks.harness import CheckRun
+    from grader.judged.losses import Losses
 
 TOLERANCE = 1e-10  # float64
 HINT = ("L_feature is smooth L1 (β = 1) between the head's features and the target's, averaged over every "

@@ -11,8 +11,8 @@ from solutions.eagle import feature_draft_step
 from solutions.trees import tree_attention, tree_layout
 
 if TYPE_CHECKING:  # types only: a judge reads what its check gives it, never the check's code
-    from grader.checks.feature_draft import Rows
     from grader.checks.harness import CheckRun
+    from grader.judged.losses import Rows
 
 TOLERANCE = 1e-9  # float64
 TREE_HINT = ("a tree's nodes are read with the tree's attention_mask and position_ids: each node sees the "

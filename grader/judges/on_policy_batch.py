@@ -12,7 +12,7 @@ from grader.oracle import laws, stats
 
 if TYPE_CHECKING:  # types only: a judge reads what its check gives it, never the check's code
     from grader.checks.harness import CheckRun
-    from grader.checks.on_policy_batch import Batch
+    from grader.judged.losses import Batch
 
 TOLERANCE = 1e-9
 LOGITS_HINT = ("target_logits[b, i] is the target's prediction of token P + i of row b from the tokens "

@@ -20,7 +20,7 @@ from grader.oracle import stats
 
 if TYPE_CHECKING:  # types only: a judge reads what its check gives it, never the check's code
     from grader.checks.harness import CheckRun
-    from grader.checks.train_drafter import Setup, Steps, Trained
+    from grader.judged.losses import Setup, Steps, Trained
 
 LATE_Z = 3.0  # a reported α this many standard errors from a value is not explained by it
 STEP_TOLERANCE = 1e-9  # float64 weights: the same steps agree to rounding (about 1e-16)

@@ -17,8 +17,7 @@ from solutions.eagle import eagle_loss, feature_draft_step, unrolled_eagle_loss
 
 if TYPE_CHECKING:  # types only: a judge reads what its check gives it, never the check's code
     from grader.checks.harness import CheckRun
-    from grader.checks.loss_suite import Gradients
-    from grader.checks.unrolled_loss import Unroll, Unrolled
+    from grader.judged.losses import Gradients, Unroll, Unrolled
 
 TOLERANCE = 1e-10  # the loss, float64
 GRADIENT_TOLERANCE = 1e-9
