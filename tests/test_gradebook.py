@@ -262,6 +262,44 @@ def test_a_regrade_merges_into_both_csvs_and_keeps_every_other_row(tmp_path):
     assert book["dave"]["kv_cache"] == ""  # graded on max_fn alone: a cell left blank, none invented
 
 
+def test_regrading_one_exercise_replaces_that_exercise_alone(tmp_path):
+    """`grader grade CLASS/bob --exercises kv_cache` after the class's run: bob's other exercises
+    keep their rows and cells, his total is summed again and his max stays."""
+    long, wide = tmp_path / "long.csv", tmp_path / "wide.csv"
+    sheets.write_long(hostile_rows(), long, points())
+    sheets.write_wide(hostile_rows(), wide, points())
+    before = {(r["submission"], r["exercise"]): r for r in read_csv(long)}
+    assert {k: r["total"] for k, r in ((r["submission"], r) for r in read_csv(wide))} == {"alice": "1.125", "bob": "0.75"}
+    kv_again = [Row("bob", [verdict("kv_cache", seed=6, properties=2)], seed=12)]
+    class_exercises = sheets.exercises_in(long, wide)
+    assert class_exercises == ["max_fn", "speculative_generate", "kv_cache"]
+    assert points("kv_cache").points == {"kv_cache": 1.0}  # graded alone, it would hold its function's point
+    regrade = scoring.load(None, ["kv_cache"], class_exercises)
+    assert regrade.points == {"kv_cache": 0.5}  # as in the class, which shares it with speculative_generate
+    sheets.write_long(kv_again, long, regrade)
+    sheets.write_wide(kv_again, wide, regrade)
+    after = {(r["submission"], r["exercise"]): r for r in read_csv(long)}
+    assert list(after) == list(before)  # every row still there, in the course's order
+    assert after[("bob", "kv_cache")]["status"] == PASSED and before[("bob", "kv_cache")]["status"] == FAILED
+    assert all(after[k] == before[k] for k in before if k != ("bob", "kv_cache"))
+    book = {r["submission"]: r for r in read_csv(wide)}
+    assert (book["bob"]["max_fn"], book["bob"]["speculative_generate"], book["bob"]["kv_cache"]) == ("0", "0.5", "0.5")
+    assert (book["bob"]["total"], book["bob"]["max"], book["bob"]["seed"]) == ("1", "2", "12")
+    assert (book["alice"]["total"], book["alice"]["max"], book["alice"]["name"]) == ("1.125", "2", "Alice")
+
+
+def test_a_regraded_row_sums_only_the_numbers_a_hand_edited_gradebook_holds(tmp_path):
+    wide = tmp_path / "wide.csv"
+    sheets.write_wide(hostile_rows(), wide, points())
+    edited = wide.read_text().replace("bob,,,,0,0.5,0.25,0.75,2,12", "bob,,,,nan,x,0.25,0.75,2,12")
+    assert edited != wide.read_text()
+    wide.write_text(edited)
+    sheets.write_wide([Row("bob", [verdict("kv_cache", properties=2)], seed=12)], wide,
+                      scoring.load(None, ["kv_cache"], sheets.exercises_in(None, wide)))
+    bob = next(r for r in read_csv(wide) if r["submission"] == "bob")
+    assert (bob["max_fn"], bob["speculative_generate"], bob["total"], bob["max"]) == ("nan", "x", "0.5", "2")
+
+
 def test_a_file_that_is_no_grader_csv_is_never_overwritten(tmp_path):
     roster_csv = tmp_path / "roster.csv"
     roster_csv.write_text("student,grade\njane,A\n")
@@ -270,6 +308,7 @@ def test_a_file_that_is_no_grader_csv_is_never_overwritten(tmp_path):
     with pytest.raises(sheets.SheetError, match="not a CSV this grader writes"):
         sheets.write_wide(hostile_rows(), roster_csv, points())
     assert roster_csv.read_text() == "student,grade\njane,A\n"
+    assert sheets.exercises_in(roster_csv, tmp_path / "none.csv") == []  # a regrade's points: the defaults
     with pytest.raises(sheets.SheetError, match="is a folder"):
         sheets.write_long(hostile_rows(), tmp_path, points())
     said, failures = outputs.write(hostile_rows(), [], points(), True, outputs.Outputs(
@@ -378,6 +417,12 @@ def test_results_go_to_one_file_or_to_a_folder_leaving_the_others(tmp_path):
     written = results.write(hostile_rows(), tmp_path / "gs", points())
     assert written == [tmp_path / "gs" / "alice" / "results.json", tmp_path / "gs" / "bob" / "results.json"]
     assert (tmp_path / "gs" / "zoe" / "results.json").read_text() == "{}"
+    bob_before = (tmp_path / "gs" / "bob" / "results.json").read_text()
+    assert results.graded_in(tmp_path / "gs" / "bob" / "results.json") == ["max_fn", "speculative_generate", "kv_cache"]
+    kv_again = [Row("alice", hostile_rows()[0].verdicts), Row("bob", [verdict("kv_cache", properties=2)])]
+    with pytest.raises(ValueError, match=r"bob/results.json \(it holds max_fn, speculative_generate\)"):
+        results.write(kv_again, tmp_path / "gs", points())  # a regrade of bob's kv_cache alone
+    assert (tmp_path / "gs" / "bob" / "results.json").read_text() == bob_before
     assert results.write(hostile_rows()[:1], tmp_path / "one.json", points()) == [tmp_path / "one.json"]
     with pytest.raises(ValueError, match="one results.json"):
         results.write(hostile_rows(), tmp_path / "two.json", points())

@@ -42,7 +42,7 @@ def run(options: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from grader import grade as grading
-    from grader.gradebook import outputs, report, roster, scoring
+    from grader.gradebook import outputs, report, roster, scoring, sheets
     from grader.release.secret import SecretError
 
     # `--exercises a b DIR` takes DIR as an exercise: give paths back to the submissions
@@ -67,7 +67,7 @@ def run(options: argparse.Namespace) -> int:
                          "a folder, one <submission>/results.json each")
     selected = options.exercises or [e.id for e in exercises.EXERCISES]
     try:
-        points = scoring.load(options.config, selected)
+        points = scoring.load(options.config, selected, sheets.exercises_in(options.csv, options.gradebook))
         secret, drawn = outputs.grading_secret(options.secret_file)
     except (scoring.ConfigError, SecretError) as exc:
         raise UsageError(str(exc)) from None

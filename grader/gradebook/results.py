@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+from grader import exercises
 from grader.grade import Row
 from grader.gradebook.scoring import Scoring
 from grader.verdict import PASSED, format_text, printable
@@ -86,7 +87,8 @@ def text(data: dict) -> str:
 def write(rows: list[Row], path: Path, scoring: Scoring, sandboxed: bool = True) -> list[Path]:
     """Write the rows' results.json: at ``path`` itself where it names a .json file (one row),
     else ``path/<submission>/results.json`` each, leaving every other submission's folder as
-    it is. Returns the files written. A row whose results cannot be written gets one that says
+    it is. Returns the files written. A file there that holds exercises this run did not grade
+    is kept as it is (ValueError, once the others are written). A row whose results cannot be written gets one that says
     so and gives no credit."""
     if path.suffix == ".json" and not path.is_dir():
         if len(rows) != 1:
@@ -94,10 +96,32 @@ def write(rows: list[Row], path: Path, scoring: Scoring, sandboxed: bool = True)
         targets = [path]
     else:
         targets = [path / row.submission / "results.json" for row in rows]
+    written, kept = [], []
     for row, target in zip(rows, targets):
+        others = sorted(set(graded_in(target)) - {v.exercise for v in row.verdicts})
+        if others:  # a regrade of fewer exercises: their results would be lost
+            kept.append(f"{target} (it holds {', '.join(others)})")
+            continue
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(_results_text(row, scoring, sandboxed), encoding="utf-8")
-    return targets
+        written.append(target)
+    if kept:
+        raise ValueError(f"kept as they were, since this run did not grade every exercise they hold: "
+                         f"{'; '.join(kept)}. Regrade those submissions with the class's --exercises to "
+                         "rewrite their results.json")
+    return written
+
+
+def graded_in(path: Path) -> list[str]:
+    """The exercises a results.json this grader wrote at ``path`` holds a test of (its tests are
+    named "<exercise>: <status>"); none where there is no such file or it cannot be read as one."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            tests = json.loads(f.read(2 * MAX_BYTES)).get("tests", [])
+        names = [t["name"] for t in tests]
+    except (OSError, ValueError, AttributeError, TypeError, KeyError):
+        return []
+    return [n.split(":")[0] for n in names if isinstance(n, str) and n.split(":")[0] in exercises.BY_ID]
 
 
 def _results_text(row: Row, scoring: Scoring, sandboxed: bool) -> str:

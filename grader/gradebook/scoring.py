@@ -1,5 +1,6 @@
 """Points earned: a verdict scored under the grading config (grader/release/grading_config.py:
 the points per exercise, and partial credit or all or nothing)."""
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,11 +40,17 @@ def complete_properties(exercise_id: str) -> int:
     return exercise.properties if exercise else 0
 
 
-def load(path: Path | None, exercise_ids: list[str]) -> Scoring:
-    """The scoring of ``exercise_ids`` under the config at ``path`` (None: the defaults);
-    raises ConfigError naming what is wrong."""
-    config = grading_config.load(path, exercise_ids)
-    return Scoring(config.points, config.partial_credit, config.visibility, config.draws)
+def load(path: Path | None, exercise_ids: list[str], graded_before: Iterable[str] = ()) -> Scoring:
+    """The scoring of ``exercise_ids`` under the config at ``path`` (None: the defaults), each
+    worth what it is worth in a grading of these and ``graded_before`` together (the class's
+    exercises already in the CSVs a regrade merges into: regraded alone, an exercise sharing
+    its function's point would otherwise be worth the whole point); raises ConfigError naming
+    what is wrong."""
+    together = [*exercise_ids, *(e for e in dict.fromkeys(graded_before) if e not in exercise_ids
+                                 and e in exercises.BY_ID)]
+    config = grading_config.load(path, together)
+    points = {e: config.points[e] for e in exercise_ids}
+    return Scoring(points, config.partial_credit, config.visibility, config.draws)
 
 
 def shown(points: float) -> str:

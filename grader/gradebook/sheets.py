@@ -1,10 +1,13 @@
 """The class's two CSVs: the long one (one row per submission and exercise: the verdict's
 evidence) and the wide gradebook (one row per submission: who, points per exercise, total,
-seed), which an LMS takes. Both merge into the file already at their path: the rows of the
-submissions graded now replace theirs, every other row stays, so regrading one student never
-removes another's. Each cell is printable text (``printable``), at most CELL_LIMIT characters,
+seed), which an LMS takes. Both merge into the file already at their path, exercise by
+exercise: what was graded now replaces the same submission's row for that exercise (in the long
+CSV) or its cell (in the gradebook, whose total and max are then summed again), and every other
+row and cell stays, so regrading one student, or one exercise of one student, never removes
+another's grade. Each cell is printable text (``printable``), at most CELL_LIMIT characters,
 and never starts a spreadsheet formula (``inert``); a file is replaced whole, once written."""
 import csv
+import math
 import os
 import tempfile
 from pathlib import Path
@@ -23,6 +26,9 @@ EARLIER_LONG = LONG[:-1]  # the long CSV before the failed properties' names had
 # still (its rows get the column blank), and written anew with it
 WHO = ["submission", "id", "name", "email"]
 TOTALS = ["total", "max", "seed"]
+LONG_HEADER = (lambda h: h in (LONG, EARLIER_LONG), f"its header is not {LONG[:3]}…")  # (fits, else said)
+WIDE_HEADER = (lambda h: h[:len(WHO)] == WHO and h[-len(TOTALS):] == TOTALS,
+               f"its header does not begin {WHO} and end {TOTALS}")
 
 
 class SheetError(ValueError):
@@ -86,8 +92,11 @@ def merged_long(rows: list[Row], path: Path | None, scoring: Scoring, sandboxed:
     written = long_rows(rows, scoring, sandboxed)
     if path is None:
         return written
-    _, kept = _existing(path, lambda h: h in (LONG, EARLIER_LONG), f"its header is not {LONG[:3]}…")
-    return _merged([r + [""] * (len(LONG) - len(r)) for r in kept], written, _keys(rows))
+    _, kept = _existing(path, *LONG_HEADER)
+    regraded = {(r[0], r[1]) for r in written}
+    merged = [r + [""] * (len(LONG) - len(r)) for r in kept if (r[0], r[1]) not in regraded] + written
+    order = _exercise_order()
+    return _grouped(merged, within=lambda r: order.get(r[1], len(order)))
 
 
 def write_long(rows: list[Row], path: Path, scoring: Scoring, sandboxed: bool = True) -> None:
@@ -101,21 +110,61 @@ def write_long_table(path: Path, table: list[list[str]]) -> None:
 
 def write_wide(rows: list[Row], path: Path, scoring: Scoring) -> None:
     header, written = wide_rows(rows, scoring)
-    old, kept = _existing(path, lambda h: h[:len(WHO)] == WHO and h[-len(TOTALS):] == TOTALS,
-                          f"its header does not begin {WHO} and end {TOTALS}")
+    old, kept = _existing(path, *WIDE_HEADER)
     # the exercises of both, in the course's order (any other column the file had after them);
     # a row lacking one leaves it blank
     inner = dict.fromkeys([*old[len(WHO):-len(TOTALS)], *header[len(WHO):-len(TOTALS)]])
-    order = {e.id: i for i, e in enumerate(exercises.EXERCISES)}
+    order = _exercise_order()
     columns = [*WHO, *sorted(inner, key=lambda c: order.get(c, len(order))), *TOTALS]
-    _replace(path, columns, _merged([_placed(r, old, columns) for r in kept],
-                                    [_placed(r, header, columns) for r in written], _keys(rows)))
+    earlier = {r[0]: dict(zip(old, r)) for r in kept}
+    regraded = [_regraded(dict(zip(header, r)), earlier.get(r[0], {}), header, scoring) for r in written]
+    merged = [[row.get(column, "") for column in columns] for row in regraded]
+    keys = {r[0] for r in merged}
+    _replace(path, columns, _grouped([_placed(r, old, columns) for r in kept if r[0] not in keys] + merged))
 
 
-def _keys(rows: list[Row]) -> set[str]:
-    """The key cells of ``rows`` as written (``cell``: ``-bob`` is written ``'-bob``), which the
-    rows kept from the file are compared with."""
-    return {cell(r.submission) for r in rows}
+def exercises_in(long: Path | None, wide: Path | None) -> list[str]:
+    """The exercises the class's CSVs at ``long`` and ``wide`` already hold (none from a path
+    that is None, names no file, or holds no CSV this grader writes: writing it says so)."""
+    found: list[str] = []
+    for path, header, held in ((long, LONG_HEADER, lambda _, rows: [r[1] for r in rows]),
+                               (wide, WIDE_HEADER, lambda columns, _: columns[len(WHO):-len(TOTALS)])):
+        try:
+            found += held(*_existing(path, *header)) if path is not None else []
+        except SheetError:
+            continue
+    return list(dict.fromkeys(found))
+
+
+def _regraded(now: dict[str, str], before: dict[str, str], header: list[str], scoring: Scoring) -> dict[str, str]:
+    """A submission's gradebook row once graded now (``now``, by column) is merged into its row
+    in the file (``before``; {} where it had none): the exercises graded now take their new cells,
+    the others keep theirs, as does any cell blank now (who it is, where no roster says); the total is
+    the sum of its exercise cells and the max grows by the worth of each exercise new to the row
+    (an exercise graded again is assumed worth what it was: regrade under the class's config)."""
+    if not before:
+        return now
+    graded = [e for e in header[len(WHO):-len(TOTALS)] if now.get(e)]
+    row = {**before, **{k: v for k, v in now.items() if v}}
+    cells = [v for k, v in row.items() if k not in WHO and k not in TOTALS]
+    row["total"] = shown(round(sum(_points(v) for v in cells), 4))
+    row["max"] = shown(round(_points(before.get("max", "")) + sum(
+        scoring.worth(e) for e in graded if not before.get(e)), 4))
+    return row
+
+
+def _points(value: str) -> float:
+    """A points cell as a number ('' and a cell that is no number count as 0: a file edited by
+    hand is read, never trusted to hold numbers)."""
+    try:
+        number = float(value)
+    except ValueError:
+        return 0.0
+    return number if math.isfinite(number) else 0.0
+
+
+def _exercise_order() -> dict[str, int]:
+    return {e.id: i for i, e in enumerate(exercises.EXERCISES)}
 
 
 def _placed(row: list[str], header: list[str], into: list[str]) -> list[str]:
@@ -124,13 +173,10 @@ def _placed(row: list[str], header: list[str], into: list[str]) -> list[str]:
     return [values.get(column, "") for column in into]
 
 
-def _merged(kept: list[list[str]], written: list[list[str]], regraded: set[str]) -> list[list[str]]:
-    """The rows of the file less those of the submissions graded now, then these; grouped by
-    submission in key order (a submission's own rows keep their order)."""
-    merged = [r for r in kept if r[0] not in regraded] + written
-    order = sorted({r[0] for r in merged})
-    rank = {key: i for i, key in enumerate(order)}
-    return sorted(merged, key=lambda r: rank[r[0]])  # stable: within a submission, as written
+def _grouped(rows: list[list[str]], within=lambda r: 0) -> list[list[str]]:
+    """``rows`` grouped by submission in key order, a submission's own rows by ``within``
+    (stable: as given where equal)."""
+    return sorted(rows, key=lambda r: (r[0], within(r)))
 
 
 def _existing(path: Path, fits, expected: str) -> tuple[list[str], list[list[str]]]:
