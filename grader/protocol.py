@@ -28,11 +28,12 @@ read through ``zygote_message``: ``{"ready": true}`` (``Ready``) and ``{"exited"
 import math
 from dataclasses import asdict, dataclass, field, fields
 
-from grader.verdict import Finding, FindingKind, Status
+from grader.verdict import Finding, FindingKind, LoadErrorKind, Status
 
 MAX_OFFSET = 2**62  # output_at: a byte offset of a file
 MAX_TEXT = 20_000  # characters of a traceback, a summary or a place the runner names
 MAX_LOAD_ERROR_TEXT = 5000  # characters of each of a load error's values
+LOAD_ERROR_KINDS = tuple(kind.value for kind in LoadErrorKind)  # what a load error's record may say it is
 MAX_PATHS, MAX_PATH = 20, 300  # the reference files a runner reports opening, and their length
 MAX_FINDINGS = 200
 FINDING_TEXT_LIMITS = {"name": 500, "case": 500, "message": 5000, "hint": 5000}
@@ -70,16 +71,19 @@ class End:
 
 @dataclass(frozen=True)
 class LoadError:
-    """Importing the implementation failed: ``kind`` "syntax" (with ``file``, ``line`` and
-    ``message``), "missing" (``message``: no implementation found) or "raised" (``message``,
-    the learner's ``frame`` and the ``traceback``). Each value is text, None where absent:
-    ``verdict.load_error_verdict`` words it."""
-    kind: str | None = None
+    """Importing the implementation failed: ``kind`` SYNTAX (with ``file``, ``line`` and
+    ``message``), MISSING (``message``: no implementation found) or RAISED (``message``, the
+    learner's ``frame`` and the ``traceback``); its value ("syntax") is given for it too. Each
+    other value is text, None where absent: ``verdict.load_error_verdict`` words it."""
+    kind: LoadErrorKind
     message: str | None = None
     file: str | None = None
     line: str | None = None
     frame: str | None = None
     traceback: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", LoadErrorKind(self.kind))  # "syntax" becomes its member; else ValueError
 
     def record(self) -> dict:
         return {"load_error": {k: v for k, v in asdict(self).items() if v is not None}}
@@ -235,11 +239,16 @@ def _end(record: dict) -> End:
 
 
 def load_error(data) -> LoadError:
-    """The LoadError a record's ``load_error`` describes, whoever made it: a forged one is
-    still worded as one, its values cut to text, the rest dropped."""
-    data = data if type(data) is dict else {}
-    return LoadError(**{f.name: str(data[f.name])[:MAX_LOAD_ERROR_TEXT]
-                        for f in fields(LoadError) if f.name in data})
+    """The LoadError a record's ``load_error`` describes, whoever made it. Its ``kind`` decides
+    the verdict's wording, so it must be one of LOAD_ERROR_KINDS (ProtocolError otherwise); a
+    forged one's other values are cut to text, the rest dropped."""
+    if type(data) is not dict:
+        raise ProtocolError(f"a load error must be a record (a JSON object), got {str(data)[:60]!r}")
+    kind = data.get("kind")
+    if not isinstance(kind, str) or kind not in LOAD_ERROR_KINDS:
+        raise ProtocolError(f"a load error's kind must be one of {list(LOAD_ERROR_KINDS)}, got {str(kind)[:60]!r}")
+    return LoadError(LoadErrorKind(kind), **{f.name: str(data[f.name])[:MAX_LOAD_ERROR_TEXT]
+                                             for f in fields(LoadError) if f.name in data and f.name != "kind"})
 
 
 def _function(record: dict) -> FunctionAnswer:

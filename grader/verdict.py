@@ -176,16 +176,26 @@ class Verdict:
         return cls(findings=findings, observed=observed, detectable=detectable, **data)
 
 
+class LoadErrorKind(str, enum.Enum):
+    """Why an implementation would not import (``grader.protocol.LoadError.kind``). A str, so
+    that a runner's record holds its value ("syntax")."""
+
+    SYNTAX = "syntax"  # with the file, the line and the parser's message
+    MISSING = "missing"  # no implementation found: the message says where it was looked for
+    RAISED = "raised"  # its top level raised: the message, the learner's frame, the traceback
+
+
 def load_error_verdict(exercise: str, seed: int, error) -> Verdict:
     """The verdict on an implementation that would not import, worded from ``error``, a
-    ``grader.protocol.LoadError`` (each value text, None where absent), whichever process
-    made it: the decoder cut a forged one's values to text."""
-    if error.kind == "syntax":
+    ``grader.protocol.LoadError`` (its kind a LoadErrorKind, each other value text, None where
+    absent), whichever process made it: the decoder refused an unknown kind and cut a forged
+    one's values to text."""
+    if error.kind is LoadErrorKind.SYNTAX:
         summary = (f"your code has a syntax error in {error.file}, line {error.line}: "
                    f"{error.message}. Fix it, then check again.")
-    elif error.kind == "missing":
+    elif error.kind is LoadErrorKind.MISSING:
         summary = error.message or ""
-    else:
+    else:  # LoadErrorKind.RAISED
         summary = (f"importing your code failed with {error.message}{error.frame or ''}. "
                    "Code at the top level of a module runs on import: keep it to definitions.")
     return Verdict(exercise, ERROR, summary, seed, traceback=error.traceback or "")

@@ -5,7 +5,8 @@ import json
 import pytest
 
 from grader import protocol
-from grader.verdict import ERROR, FAILED, LAW, Finding, FindingKind, Status, Verdict, to_json
+from grader.verdict import (ERROR, FAILED, LAW, Finding, FindingKind, LoadErrorKind, Status, Verdict, load_error_verdict,
+                            to_json)
 
 FINDING = Finding("law of token 1", "T=0.6", LAW, "too few", table=[["a", "b"]], p_value=0.01, draws=10)
 MESSAGES = [
@@ -51,6 +52,12 @@ def test_each_message_reads_back_as_itself(message):
     ({"call": 0, "digest": "d", "stop": {"status": ERROR, "findings": [None] * 201}}, "a Stop is malformed (findings"),
     ({"observer": "0", "entry": {}}, "an observer's entry is malformed (observer 0 is not an index)"),
     ({"entry": {}}, "an observer's entry record must have the fields"),
+    ({"load_error": {"kind": "exploded", "message": "m"}},
+     "a load error's kind must be one of ['syntax', 'missing', 'raised'], got 'exploded'"),
+    ({"load_error": {"kind": "Syntax"}}, "a load error's kind must be one of"),
+    ({"load_error": {"kind": ["syntax"]}}, "a load error's kind must be one of"),
+    ({"load_error": {"message": "no kind"}}, "a load error's kind must be one of"),
+    ({"load_error": 7}, "a load error must be a record (a JSON object), got '7'"),
 ])
 def test_a_forged_record_is_refused_saying_what_was_wrong(record, said):
     with pytest.raises(protocol.ProtocolError) as refused:
@@ -70,10 +77,25 @@ def test_the_zygote_says_ready_or_exited_and_nothing_else(record, said):
 
 
 def test_a_forged_load_error_is_still_worded_as_one():
-    """Its values are cut to text (the verdict words whatever was sent), the rest dropped."""
+    """Of a known kind, its values are cut to text (the verdict words whatever was sent), the rest dropped."""
     error = protocol.decode({"load_error": {"kind": "raised", "message": ["x"] * 5000, "other": 1}})
     assert error == protocol.LoadError(kind="raised", message=str(["x"] * 5000)[:protocol.MAX_LOAD_ERROR_TEXT])
-    assert protocol.decode({"load_error": 7}) == protocol.LoadError()
+
+
+@pytest.mark.parametrize("kind", list(LoadErrorKind), ids=str)
+def test_a_load_errors_kind_is_an_enum_written_as_its_text(kind):
+    """Each kind travels as its value and reads back as its member, which decides the wording."""
+    written = json.loads(json.dumps(protocol.LoadError(kind, message="m", file="f.py", line="4").record()))
+    assert written["load_error"]["kind"] == kind.value and type(written["load_error"]["kind"]) is str
+    error = protocol.decode(written)
+    assert error.kind is kind
+    said = {LoadErrorKind.SYNTAX: "your code has a syntax error in f.py, line 4: m. Fix it, then check again.",
+            LoadErrorKind.MISSING: "m",
+            LoadErrorKind.RAISED: "importing your code failed with m. Code at the top level of a module runs on "
+                                  "import: keep it to definitions."}[kind]
+    assert load_error_verdict("max_fn", 0, error).summary == said
+    with pytest.raises(ValueError):
+        protocol.LoadError(kind="exploded")
 
 
 def test_an_end_record_keeps_only_short_paths():

@@ -45,12 +45,13 @@ def load_error(exc: BaseException) -> protocol.LoadError:
     """What importing the implementation raised (which ``verdict.load_error_verdict`` words):
     a syntax error, no implementation found, or anything else its top level raised
     (SystemExit or KeyboardInterrupt too)."""
+    kinds = protocol.LoadErrorKind
     if isinstance(exc, SyntaxError):
-        return protocol.load_error({"kind": "syntax", "file": exc.filename, "line": exc.lineno or 0,
+        return protocol.load_error({"kind": kinds.SYNTAX, "file": exc.filename, "line": exc.lineno or 0,
                                     "message": exc.msg})
     if isinstance(exc, implementation.ImplementationNotFound):
-        return protocol.load_error({"kind": "missing", "message": exc})
-    return protocol.load_error({"kind": "raised", "message": f"{type(exc).__name__}: {exc}",
+        return protocol.load_error({"kind": kinds.MISSING, "message": exc})
+    return protocol.load_error({"kind": kinds.RAISED, "message": f"{type(exc).__name__}: {exc}",
                                 "frame": learner_frame(exc), "traceback": "".join(traceback.format_exception(exc))})
 
 
