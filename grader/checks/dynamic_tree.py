@@ -6,8 +6,6 @@ cache must then hold the text's pairs and the expanded nodes. What the head read
 depth 2 and below (mask, positions, the parents' predicted features) decides which nodes
 win, so a wrong forward shows in the tree. The reference's trees are the decider's alone
 (grader/judges/dynamic_tree.py)."""
-from dataclasses import dataclass
-from typing import Any
 
 import torch
 from transformers import DynamicCache
@@ -17,6 +15,7 @@ from grader.checks.feature_draft import pairs_of, with_cache_length
 from grader.checks.harness import CheckRun
 from grader.checks.loop_properties import GREEDY
 from grader.checks.tree_suite import is_tree
+from grader.judged.trees import Grown
 from solutions import sampling
 
 CASES = [  # (processor, depth, top_k, total, text length)
@@ -33,20 +32,6 @@ SHAPE_HINT = ("grow_tree returns (parents, tokens): parents a list of Python int
 RENUMBER_HINT = ("parents[i] is the index of node i's parent among the KEPT nodes: after keeping the total most "
                  "confident, renumber the parents (a map from a node's place among all the nodes made to its "
                  "place among the kept ones)")
-
-
-@dataclass(frozen=True)
-class Grown:
-    """The judge's argument: the head, the text's pairs it read, the processor, ``(depth,
-    top_k, total)``, the learner's tree's ``(parent, token)`` and its cache's length after."""
-    case: str
-    head: Any
-    features: torch.Tensor
-    tokens: torch.Tensor
-    processor: Any
-    shape: tuple[int, int, int]
-    nodes: list[tuple[int, int]]
-    cached: int
 
 
 def grown(check: CheckRun, grow, head, feature, logits, cache, processor, depth, top_k, total, what: str):

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import torch
 
 from grader.checks.harness import CheckRun
+from grader.judged.trees import Answers
 
 
 @dataclass(frozen=True)
@@ -33,15 +34,6 @@ CASES = [
     Case("the empty match", (0, 1, 0, 2), (((), ((), (4,), (3, 4), (1, 3))),)),
     Case("an empty text", (), (((), ((), (1,))), ((3,), ((3,), ())), ((3,), ((3,), (3, 3), ())))),
 ]
-Answer = tuple[list[int], list[int], tuple[int, dict[int, int]]]  # (text, context, what match returned)
-
-
-@dataclass(frozen=True)
-class Answers:
-    """The judge's argument: every query of the case ``name``, in order."""
-    name: str
-    asked: list[Answer]
-
 
 RANDOM_TEXTS = 4  # texts drawn from the check's seed, over vocabularies of 2 and 3 tokens
 RESULT_HINT = ("match(context) returns (length, counts): length a Python int, counts a dict {token: count} "

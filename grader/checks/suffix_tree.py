@@ -6,33 +6,14 @@ the empty match (unigram counts) and an unknown context; one index is a ``Corpus
 (the suffix array: the tree must use only ``find`` and ``children``); then random texts.
 The trees must be the reference's: parents and tokens exactly, scores to rounding
 (grader/judges/suffix_tree.py)."""
-from dataclasses import dataclass
-
-import numpy as np
 import torch
 
 from grader.checks.harness import CheckRun
 from grader.checks.tree_suite import is_tree
-from solutions.suffix import CorpusIndex, SuffixIndex
+from grader.judged.trees import Tree
+from grader.judged.trees import TreeCase as Case
 
 REPEATED = (1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 0)
-
-
-@dataclass(frozen=True)
-class Case:
-    name: str
-    text: tuple[int, ...]
-    context: tuple[int, ...]
-    max_nodes: int = 24
-    threshold: float = 0.1
-    max_depth: int = 16
-    corpus: bool = False  # a CorpusIndex of the text, in place of a SuffixIndex
-
-    def index(self):
-        return CorpusIndex(np.array(self.text, dtype=np.int32)) if self.corpus else SuffixIndex(self.text)
-
-    def arguments(self) -> tuple:
-        return list(self.context), self.max_nodes, self.threshold, self.max_depth
 
 
 CASES = [
@@ -50,15 +31,6 @@ CASES = [
 ]
 HINT_SHAPE = ("speculation_tree returns (parents, tokens, scores): three lists of the same length N ≤ max_nodes; "
               "parents[i] a Python int, -1 or an earlier node's index; tokens Python ints; scores Python floats")
-
-
-@dataclass(frozen=True)
-class Tree:
-    """The judge's argument: a case and the learner's tree on it."""
-    case: Case
-    parents: list[int]
-    tokens: list[int]
-    scores: list[float]
 
 
 def random_cases(check: CheckRun) -> list[Case]:

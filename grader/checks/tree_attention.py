@@ -4,11 +4,10 @@ forward of a tiny Llama (rotary positions) and of a tiny GPT-2 (learned position
 text and a whole tree, with the learner's layout, must give every node the logits of a
 plain forward over its own path, in float64. The expected layouts and forwards are the decider's alone
 (grader/judges/tree_attention.py)."""
-from dataclasses import dataclass
-
 import torch
 
 from grader.checks.harness import CheckRun
+from grader.judged.trees import Forwards, Layout
 from solutions.trees import tree_parents
 
 MODEL_SEED = 7
@@ -23,25 +22,6 @@ TREES = {
 }
 FORWARD_TREES = ("branching (2, 2, 1)", "depth first, uneven")
 TEXT = [2, 3, 4, 5]
-
-
-@dataclass(frozen=True)
-class Layout:
-    """The compare judge's argument: the learner's layout of the tree ``name`` of ``parents``,
-    ``mask`` ``[N, N]`` bool and ``depths`` ``[N]`` long, on the CPU."""
-    name: str
-    parents: list[int]
-    mask: torch.Tensor
-    depths: torch.Tensor
-
-
-@dataclass(frozen=True)
-class Forwards:
-    """The forwards judge's argument: the layouts to read in one forward after ``text``, on
-    the tiny pair of ``model_seed``."""
-    layouts: list[Layout]
-    text: list[int]
-    model_seed: int
 
 
 def run(check: CheckRun) -> None:

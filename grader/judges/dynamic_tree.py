@@ -11,8 +11,8 @@ from grader.judges.tree_suite import require_same_tree
 from solutions.eagle import feature_draft_step, grow_tree
 
 if TYPE_CHECKING:  # types only: a judge reads what its check gives it, never the check's code
-    from grader.checks.dynamic_tree import Grown
     from grader.checks.harness import CheckRun
+    from grader.judged.trees import Grown
 
 TREE_HINT = ("a node's confidence is the product of the head's probabilities along its path, from "
              "logits_processor's distribution (the softmax of the logits under greedy decoding): at each "

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # types only: a judge reads what its check gives it, never the check's code
     from grader.checks.harness import CheckRun
-    from grader.checks.suffix_index import Answers
+    from grader.judged.trees import Answers
 
 LENGTH_HINT = ("the match is the longest suffix of the context that occurs in the text followed by a token.",
                "walk the context through the transitions; when a token has none, follow suffix links "

@@ -14,7 +14,7 @@ from solutions.trees import tree_forward
 
 if TYPE_CHECKING:  # types only: a judge reads what its check gives it, never the check's code
     from grader.checks.harness import CheckRun
-    from grader.checks.tree_attention import Forwards, Layout
+    from grader.judged.trees import Forwards, Layout
 
 TOLERANCE = 1e-9  # float64 logits: a right layout agrees to rounding (about 1e-15)
 MASK_HINT = ("a node must see the text and its own path only: itself and its ancestors, never its "
