@@ -123,7 +123,8 @@ def test_generated_gives_a_right_return_and_fills_defaults():
 
 def test_law_case_labels_are_unchanged():
     """A law case's label seeds its draws: these are the labels the cases had before the suite."""
-    from grader.checks import adaptive_generate, autoregressive, eagle_tree_generate, static_cache, suffix_generate
+    from grader.checks import (adaptive_generate, autoregressive, eagle_tree_generate, ngram, speculative_generate,
+                               static_cache, suffix_generate)
     assert [c.label for c in autoregressive.LAW_CASES][1] == \
         "MultinomialProcessor(temperature=0.6), prompt [2, 3, 4, 5], use_cache=True"
     assert adaptive_generate.LAW_CASES[2].label == \
@@ -133,6 +134,15 @@ def test_law_case_labels_are_unchanged():
     assert eagle_tree_generate.LAW_CASES[1].label == \
         "MultinomialProcessor(temperature=0.6), prompt [2, 3, 4, 5], depth=3, top_k=3, total=6, max_gen_len=4"
     assert static_cache.AUTOREGRESSIVE_LAW.label == "MultinomialProcessor(temperature=0.6), prompt [2, 3, 4, 5]"
-    for module in (autoregressive, adaptive_generate, suffix_generate, eagle_tree_generate):
+    assert speculative_generate.ACCEPTANCE_CASE.law_case().label == \
+        "MultinomialProcessor(temperature=2.0), prompt [3, 5], gamma=3, near drafter, max_gen_len=4, first_target=False"
+    assert static_cache.LAW_CASES[0].law_case().label == \
+        "MultinomialProcessor(temperature=1.0), prompt [0], gamma=2, near drafter, max_gen_len=4, first_target=True"
+    assert ngram.LAW_CASES[3].law_case().label == \
+        "MultinomialProcessor(temperature=1.5), prompt [0, 5, 0, 5, 0, 5], PromptLookup(NGramStorage(4, 6)), " \
+        "gamma=1, max_gen_len=4, first_target=False, stop_if_unknown=True"
+    for module in (autoregressive, adaptive_generate, suffix_generate, eagle_tree_generate, speculative_generate,
+                   static_cache, ngram):
         ids = [c.id for c in module.LAW_CASES]
         assert all(ids) and len(set(ids)) == len(ids), module.__name__
+    assert [c.law_case().id for c in ngram.LAW_CASES] == ["law-1", "law-2", "law-3", "law-4"]

@@ -53,7 +53,7 @@ def test_prompt_lookup_ignores_updates():
     assert storage.next_token([1, 2]) == 3 and storage.next_token([4]) is None
 
 
-@pytest.mark.parametrize("run", check_ngram.END_TOKEN_RUNS, ids=repr)
+@pytest.mark.parametrize("run", check_ngram.END_TOKEN_RUNS, ids=lambda r: r.label)
 def test_end_token_scenarios_stop_inside_accepted_drafts(run):
     """The end token must be met as an accepted draft with more of its round after it."""
     free, _, found = reference_rounds(run, eos_tokens_id=NO_EOS)
@@ -76,7 +76,7 @@ def test_fixed_draft_scenarios_draft_what_they_claim():
     assert found[0].drafts == [] and sum(len(r.drafts) for r in found) > 0
 
 
-@pytest.mark.parametrize("case", check_ngram.LAW_CASES, ids=repr)
+@pytest.mark.parametrize("case", check_ngram.LAW_CASES, ids=lambda c: c.id)
 def test_law_cases_accept_and_reject_drafts(case):
     """Verification only matters where drafts are made, and both fates occur."""
     torch.manual_seed(0)

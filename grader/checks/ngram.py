@@ -139,7 +139,10 @@ class Run:
                     stop_if_unknown=self.stop_if_unknown, use_cache=self.use_cache,
                     filler_top_k=self.filler_top_k, eos_tokens_id=self.eos)
 
-    def __repr__(self) -> str:
+    @property
+    def label(self) -> str:
+        """The run as its properties name it (their ``case``): prompt, storage, gamma,
+        max_gen_len and each setting off its default."""
         storage = f"NGramStorage({self.n}, {VOCAB})"
         storage = f"PromptLookup({storage})" if self.lookup else storage
         defaults = dict(first_target=True, stop_if_unknown=False, use_cache=False, filler_top_k=3,
@@ -188,27 +191,32 @@ FIXED_DRAFT_RUNS = [
 ]
 
 
-@dataclass
+@dataclass(frozen=True, eq=False)
 class LawCase:
+    """A sampled run of the loop whose law of the first tokens is known exactly: ``id`` names
+    it in code, its ``label`` is shown and seeds its draws (as every law case's:
+    grader/oracle/cases.py)."""
+    id: str
     processor: sampling.LogitsProcessor
     run: Run
     draws: int = 300
 
-    def __repr__(self) -> str:
-        return f"{self.processor!r}, {self.run!r}"
+    @property
+    def label(self) -> str:
+        return f"{self.processor!r}, {self.run.label}"
 
     def law_case(self) -> SuiteLawCase:
-        """The suite's law case of this setting, its label the case's repr."""
-        return SuiteLawCase(repr(self), repr(self), self.draws, self.processor, self.run.prompt, self.run.max_gen_len,
+        """The suite's law case of this setting."""
+        return SuiteLawCase(self.id, self.label, self.draws, self.processor, self.run.prompt, self.run.max_gen_len,
                             self.run.eos)
 
 
 LAW_CASES = [
-    LawCase(sampling.MultinomialProcessor(temperature=1.0), Run([3], 3, 2, max_gen_len=4)),
-    LawCase(sampling.MultinomialProcessor(temperature=0.6),
+    LawCase("law-1", sampling.MultinomialProcessor(temperature=1.0), Run([3], 3, 2, max_gen_len=4)),
+    LawCase("law-2", sampling.MultinomialProcessor(temperature=0.6),
             Run([2, 3, 2, 3, 2], 3, 3, max_gen_len=4, first_target=False, use_cache=True, eos=1)),
-    LawCase(sampling.TopKProcessor(temperature=1.0, top_k=3), Run([4, 4, 4, 4], 2, 4, max_gen_len=5)),
-    LawCase(sampling.MultinomialProcessor(temperature=1.5),
+    LawCase("law-3", sampling.TopKProcessor(temperature=1.0, top_k=3), Run([4, 4, 4, 4], 2, 4, max_gen_len=5)),
+    LawCase("law-4", sampling.MultinomialProcessor(temperature=1.5),
             Run([0, 5, 0, 5, 0, 5], 4, 1, max_gen_len=4, first_target=False, stop_if_unknown=True,
                 lookup=True)),
 ]
@@ -260,7 +268,7 @@ def check_storage(check, storage_class, case: StorageCase):
 
 def check_greedy(check, generate, storage_class, target, greedy_run: Run):
     """Output, rounds, cache and rate of one greedy run (grader/judges/ngram.py)."""
-    label = repr(greedy_run)
+    label = greedy_run.label
     log = []
     storage = greedy_run.storage(check, storage_class)
     try:
@@ -281,9 +289,9 @@ def check_fixed_drafts(check, generate, storage_class, target, prop, fixed_run: 
     actual_log = []
     generated(check, generate, list(fixed_run.prompt), fixed_run.storage(check, storage_class),
               LoggedModel(target, "target", actual_log, check.observation), **fixed_run.kwargs(),
-              what=f"(greedy, {fixed_run!r})")
+              what=f"(greedy, {fixed_run.label})")
     with check.observing():  # the forwards, as the target wrapper logged them
-        FIXED_DRAFTS(check, LoopRun(repr(fixed_run), fixed_run.prompt, target, forwards=actual_log, hint=hint,
+        FIXED_DRAFTS(check, LoopRun(fixed_run.label, fixed_run.prompt, target, forwards=actual_log, hint=hint,
                                     case=fixed_run, prop=prop))
 
 
@@ -300,7 +308,7 @@ def check_shipped_pair(check, generate, storage_class):
 
 
 def check_law(check, generate, storage_class, target, case: LawCase):
-    label = repr(case)
+    label = case.label
     law_run = case.run
     check.seed_everything("law", label)
     samples = [tuple(generated(check, generate, list(law_run.prompt), law_run.storage(check, storage_class),

@@ -12,6 +12,7 @@ gammas, prompts and drafters, and the law of the acceptance rate the loop return
 decider's alone (grader/judges/speculative_generate.py).
 """
 import functools
+from dataclasses import dataclass
 
 from grader.checks.harness import CheckRun
 from grader.checks.loop_properties import (
@@ -40,37 +41,49 @@ ACCEPTANCE_RATE: Judge[Samples] = Judge("speculative_generate.acceptance_rate")
 GREEDY_RUNS = [([0], {"gamma": 1}), ([2, 3, 4], {"gamma": 2}), ([5, 1], {"gamma": 4})]
 
 
+@dataclass(frozen=True, eq=False, repr=False)
 class Case:
-    """One sampled setting whose output law is known exactly."""
-
-    def __init__(self, processor, prompt, gamma, drafter, length, draws, first_target=True, eos=1):
-        self.processor, self.prompt, self.gamma, self.drafter = processor, prompt, gamma, drafter
-        self.length, self.draws, self.first_target, self.eos = length, draws, first_target, eos
+    """One sampled setting whose output law is known exactly: ``id`` names it in code, its
+    ``label`` is shown and seeds its draws (as every law case's: grader/oracle/cases.py);
+    ``drafter``: a name of ``models()``'s drafters; ``length``: the ``max_gen_len`` of its runs."""
+    id: str
+    processor: sampling.LogitsProcessor
+    prompt: list[int]
+    gamma: int
+    drafter: str
+    length: int
+    draws: int
+    first_target: bool = True
+    eos: int = 1
 
     def kwargs(self, use_cache: bool) -> dict:
         return dict(gamma=self.gamma, logits_processor=self.processor, max_gen_len=self.length,
                     eos_tokens_id=self.eos, use_cache=use_cache, first_target=self.first_target)
 
-    def __repr__(self) -> str:
+    @property
+    def label(self) -> str:
         return (f"{self.processor!r}, prompt {self.prompt}, gamma={self.gamma}, {self.drafter} "
                 f"drafter, max_gen_len={self.length}, first_target={self.first_target}")
 
+    def __repr__(self) -> str:  # the error-rate studies name a case by it
+        return self.label
+
     def law_case(self) -> LawCase:
-        """The suite's law case of this setting, its label the case's repr."""
-        return LawCase(repr(self), repr(self), self.draws, self.processor, self.prompt, self.length, self.eos,
+        """The suite's law case of this setting."""
+        return LawCase(self.id, self.label, self.draws, self.processor, self.prompt, self.length, self.eos,
                        {"gamma": self.gamma, "first_target": self.first_target}, self.drafter)
 
 
 LAW_CASES = [
-    Case(sampling.MultinomialProcessor(temperature=1.0), [0], 1, "near", 4, 300),
-    Case(sampling.MultinomialProcessor(temperature=0.6), [2, 3, 4, 5], 2, "near", 4, 300),
-    Case(sampling.TopKProcessor(temperature=1.0, top_k=3), [3], 4, "near", 5, 300,
+    Case("law-1", sampling.MultinomialProcessor(temperature=1.0), [0], 1, "near", 4, 300),
+    Case("law-2", sampling.MultinomialProcessor(temperature=0.6), [2, 3, 4, 5], 2, "near", 4, 300),
+    Case("law-3", sampling.TopKProcessor(temperature=1.0, top_k=3), [3], 4, "near", 5, 300,
          first_target=False),
-    Case(sampling.NucleusProcessor(temperature=1.0, top_p=0.6), [4, 4], 2, "GPT-2", 4, 300,
+    Case("law-4", sampling.NucleusProcessor(temperature=1.0, top_p=0.6), [4, 4], 2, "GPT-2", 4, 300,
          first_target=False),
 ]
 # no end token, so that the rate counts every round (its exact law: grader/oracle/acceptance.py)
-ACCEPTANCE_CASE = Case(sampling.MultinomialProcessor(temperature=2.0), [3, 5], 3, "near", 4,
+ACCEPTANCE_CASE = Case("acceptance", sampling.MultinomialProcessor(temperature=2.0), [3, 5], 3, "near", 4,
                        400, first_target=False, eos=NO_EOS)
 
 
@@ -81,7 +94,7 @@ def run(check: CheckRun) -> None:
 
 def run_loop_checks(check: CheckRun, generate, target, drafters: dict, use_cache: bool) -> None:
     """Every property of the loop, with or without the cache."""
-    check.revise(same_processor_hint({repr(case): case.processor for case in [ACCEPTANCE_CASE, *LAW_CASES]}))
+    check.revise(same_processor_hint({case.label: case.processor for case in [ACCEPTANCE_CASE, *LAW_CASES]}))
     check_greedy_properties(check, as_loop(check, generate, use_cache), target, drafters, GREEDY_RUNS)
     if not use_cache:
         with check.observing():
@@ -103,8 +116,8 @@ PROCESSOR_HINT = ("only settings whose logits_processor is not plain sampling at
 
 
 def same_processor_hint(settings: dict):
-    """A revision (``check.revise``) of the statistical findings on ``settings`` (a case ->
-    the logits processor its draws use): when they fail only away from plain sampling at
+    """A revision (``check.revise``) of the statistical findings on ``settings`` (a case's
+    label, which its findings carry -> the logits processor its draws use): when they fail only away from plain sampling at
     T = 1, the usual cause is q computed apart from p's processor: say so instead of the
     generic hint."""
     def revise(findings) -> None:
@@ -175,7 +188,7 @@ def check_shipped_pair(check, generate, use_cache):
 
 def check_acceptance(check, generate, target, drafters, case, use_cache):
     """The law of the returned acceptance rate (and of the output, from the same draws)."""
-    label = repr(case)
+    label = case.label
     check.seed_everything("acceptance", label, use_cache)
     rates, outputs = [], []
     for _ in range(case.draws * check.draws):
@@ -188,7 +201,7 @@ def check_acceptance(check, generate, target, drafters, case, use_cache):
 
 
 def check_law(check, generate, target, drafters, case, use_cache):
-    label = repr(case)
+    label = case.label
     check.seed_everything("law", label, use_cache)
     samples = [tuple(generated(check, generate, case.prompt, drafters[case.drafter], target,
                                **case.kwargs(use_cache), what=f"({label})")[0])
