@@ -9,26 +9,26 @@ target's exact law of the first tokens. The target's greedy decoding and the exa
 outputs are compared with are the decider's alone (the suite's judge half,
 grader/judges/loop_properties.py). Each loop's check calls these with a `Loop`: how to call
 that loop and how its hints name its rounds. A judge is named by a typed `Judge` reference
-and takes one frozen dataclass (`Greedy`, `Shipped`, `Samples`).
+and takes one frozen dataclass (`Greedy`, `Shipped`, `Samples`, a loop's own `LoopRun`), declared
+in grader/judged/loops.py with the law case and the constants both halves read.
 """
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Generic, Mapping, TypeVar, cast
 
 import torch
 
 from grader.checks.harness import CheckRun
+from grader.judged.loops import GREEDY, GREEDY_LENGTH, NO_EOS, Greedy, LawCase, Samples, Shipped
+from grader.judged.loops import COUNTS_GAMMA_HINT as COUNTS_GAMMA_HINT  # named to the specs through their suite,
+from grader.judged.loops import LoopRun as LoopRun  # as the values above are
 from grader.models import SHIPPED_MISSING, load_pair, shipped_pair_present
 from grader.observers.trace import LoggedModel
-from grader.oracle import cases, tiny
+from grader.oracle import tiny
 from grader.verdict import Hint
 from solutions import sampling
 
-NO_EOS = 10**6  # an end token the tiny models can never produce
 MODEL_SEED = 7
-GREEDY_LENGTH = 10
-GREEDY = sampling.GreedyProcessor()
-ALONE = "gave {ids}; greedy decoding of the target alone gives {expected}"
 SAID = "gave {ids}; expected {expected}"
 IDS_TYPE = ("expected a list of Python ints (the generated ids, prompt excluded); "
             "`tensor.tolist()` gives one")
@@ -47,99 +47,6 @@ class Judge(Generic[Argument]):
         check.judge(self.name, argument)
 
 
-@dataclass(frozen=True)
-class Greedy:
-    """The greedy judge's argument: ``prop`` on ``case`` holds when ``ids`` is ``model``'s
-    greedy decoding of ``prompt`` with ``generate`` (keywords of `autoregressive_generate`:
-    ``max_gen_len``, ``eos_tokens_id``, ``use_cache``); ``said``: the message, with ``{ids}``
-    and ``{expected}`` in it."""
-    prop: str
-    ids: Any
-    model: Any
-    prompt: list[Any]  # a batched loop's: a prompt per row
-    generate: Mapping[str, Any]
-    hint: Hint = ""
-    said: str = ALONE
-    case: str = ""
-
-
-@dataclass(frozen=True)
-class Shipped:
-    """The shipped pair's judge's argument: ``outputs``, the ids of the one prompt of
-    ``prompts`` (or a list of ids per prompt when there are several), must be ``target``'s
-    greedy decoding of ``length`` tokens."""
-    prop: str
-    case: str
-    outputs: Any
-    target: Any
-    prompts: list[list[int]]
-    length: int
-    hint: Hint = ""
-
-
-@dataclass(frozen=True, eq=False)
-class LawCase(cases.LawCase):
-    """A loop's sampled setting whose law of the first tokens is known exactly (``id``,
-    ``label`` and ``draws`` as every law case's: grader/oracle/cases.py). ``shape``: the loop's
-    keywords for its rounds (``gamma``, ``branching``...); ``drafter``: a name of ``models()``'s
-    drafters, "" for a loop without one; ``eos``: the end tokens, which end a sample early."""
-    processor: sampling.LogitsProcessor
-    prompt: list[int]
-    max_gen_len: int
-    eos: int | list[int] = 1
-    shape: Mapping[str, Any] = field(default_factory=dict)
-    drafter: str = ""
-
-
-@dataclass(frozen=True)
-class Samples:
-    """A law judge's argument: the first tokens of ``case``'s draws, one tuple per run, that
-    must follow ``model``'s exact law; ``prop``: the joint law's property (by default "law of
-    the first L tokens"); ``per_token``: each token's law is tested too; ``label``: the case
-    shown, by default ``case.label``; ``options``: of `stats.goodness_of_fit`; ``numbers``: the
-    number each run returned, where a judge tests their law too, with ``drafter``."""
-    samples: list[tuple[int, ...]]
-    model: Any
-    case: LawCase
-    hint: Hint
-    prop: str = ""
-    per_token: bool = True
-    label: str = ""
-    options: Mapping[str, Any] = field(default_factory=dict)
-    numbers: list[float] = field(default_factory=list)
-    drafter: Any = None
-
-
-@dataclass(frozen=True)
-class LoopRun:
-    """A loop's own judge's argument: one run as the judge reads it. ``loop``: the function
-    graded, where a judge serves several loops; ``label``: the case shown; ``prompt``,
-    ``shape`` (the round's keywords) and ``max_gen_len`` it ran with, on ``target`` and
-    ``drafter`` (a model, a feature head, a corpus); what it returned (``ids``, ``number``, the
-    property ``returns`` names it in) or ``raised``; what observers logged (``forwards``,
-    ``events``, ``feeds``); the hints of a wrong output (``hint``) and a wrong number
-    (``number_hint``); ``case``: the exercise's own setting, where the judge needs more;
-    ``prop``: the property, where the check names it."""
-    label: str
-    prompt: list[Any]  # a batched loop's: a prompt per row
-    target: Any
-    drafter: Any = None
-    shape: Mapping[str, Any] = field(default_factory=dict)
-    max_gen_len: int = GREEDY_LENGTH
-    ids: Any = None
-    number: float = 0.0
-    returns: str = ""
-    raised: str = ""
-    forwards: list[Any] = field(default_factory=list)
-    events: list[Any] = field(default_factory=list)
-    feeds: list[Any] = field(default_factory=list)
-    hint: Hint = ""
-    number_hint: Hint = ""
-    loop: str = ""
-    case: Any = None
-    prop: str = ""
-
-
 GREEDY_JUDGE: Judge[Greedy] = Judge("loop_properties.greedy")
 SHIPPED_JUDGE: Judge[Shipped] = Judge("loop_properties.shipped_greedy")
 LAW_JUDGE: Judge[Samples] = Judge("loop_properties.law_tests")
@@ -156,14 +63,6 @@ class Returns:
     hint: Hint
 
 
-RATE_HINT = ("draft i is accepted with probability min(1, p_i(d_i) / q_i(d_i)), p and q being "
-             "the processed target and drafter distributions at the same position; a round "
-             "stops at its first rejection; the rate is all accepted drafts / all drafted "
-             "tokens of the call")
-COUNTS_GAMMA_HINT = ("the rate divides by gamma drafts in every round, but a round near "
-                     "max_gen_len drafts only k = min(gamma, tokens left − 1): count the k drafts "
-                     "each round made (every rate returned is one that counting gamma gives, "
-                     "and some are impossible otherwise)")
 RATE_TYPE_HINT = ("the acceptance rate is the share of drafted tokens that were accepted, a Python float; "
                   "a call that drafted nothing accepted nothing either.",
                   "accepted / drafted if drafted else 0.0, never 0 / 0")

@@ -1,6 +1,6 @@
 """The adaptive_generate check's expected values: the reference loop's acceptance rate under greedy decoding."""
 from grader.checks.harness import CheckRun
-from grader.checks.loop_properties import GREEDY, GREEDY_LENGTH, NO_EOS, LoopRun
+from grader.judged.loops import GREEDY, GREEDY_LENGTH, NO_EOS, LoopRun
 from solutions.suffix import adaptive_speculative_generate
 
 RATE_HINT = ("under greedy decoding where the drafts stop is fixed: before each draft, the drafter's confidence is "

@@ -2,7 +2,7 @@
 the target's greedy decoding, and the reference loop's number and target forwards on the
 same head."""
 from grader.checks.harness import CheckRun
-from grader.checks.loop_properties import GREEDY, GREEDY_LENGTH, NO_EOS, LoopRun
+from grader.judged.loops import GREEDY, GREEDY_LENGTH, NO_EOS, LoopRun
 from grader.judges import eagle_rounds
 from grader.observers.trace import LoggedModel
 from grader.verdict import Hint, levels

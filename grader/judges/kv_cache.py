@@ -1,7 +1,7 @@
 """The kv_cache check's expected forwards: the reference loop's, traced forward by forward
 under greedy decoding (tree_generate's judge reuses ``discipline`` with its own loop)."""
 from grader.checks.harness import CheckRun
-from grader.checks.loop_properties import LoopRun
+from grader.judged.loops import LoopRun
 from grader.observers.trace import traced
 from grader.verdict import Hint, joined
 from solutions.speculative import speculative_generate

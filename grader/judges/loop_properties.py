@@ -5,7 +5,7 @@ which names them by its ``Judge`` references."""
 from typing import Any
 
 from grader.checks.harness import CheckRun
-from grader.checks.loop_properties import Greedy, Samples, Shipped
+from grader.judged.loops import Greedy, Samples, Shipped
 from grader.oracle import laws, stats
 from solutions.autoregressive import as_list, autoregressive_generate
 

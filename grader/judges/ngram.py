@@ -4,7 +4,7 @@ with a storage that ignores updates (its drafts are then fixed by the contract).
 from typing import TYPE_CHECKING
 
 from grader.checks.harness import CheckRun
-from grader.checks.loop_properties import NO_EOS, LoopRun
+from grader.judged.loops import NO_EOS, LoopRun
 from grader.observers import ngram_trace
 from grader.oracle import tiny
 from solutions.autoregressive import autoregressive_generate

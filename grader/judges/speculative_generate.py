@@ -2,7 +2,7 @@
 kv_cache and static_cache as ``speculative_generate.<function>``): the reference loop's
 forwards, the exact law of the acceptance rate and the target's law of the output."""
 from grader.checks.harness import CheckRun
-from grader.checks.loop_properties import COUNTS_GAMMA_HINT, RATE_HINT, LoopRun, Samples
+from grader.judged.loops import COUNTS_GAMMA_HINT, RATE_HINT, LoopRun, Samples
 from grader.judges.loop_properties import law_tests
 from grader.observers.trace import traced
 from grader.oracle import acceptance, stats

@@ -1,7 +1,7 @@
 """The suffix_generate check's expected values: the reference loop's mean_accepted under greedy
 decoding and its target forwards, with the same corpus (the decider's own, built by its run of the check)."""
 from grader.checks.harness import CheckRun
-from grader.checks.loop_properties import GREEDY, GREEDY_LENGTH, NO_EOS, LoopRun
+from grader.judged.loops import GREEDY, GREEDY_LENGTH, NO_EOS, LoopRun
 from grader.observers.trace import LoggedModel
 from solutions.suffix import suffix_speculative_generate
 

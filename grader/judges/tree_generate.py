@@ -8,7 +8,7 @@ import torch
 from grader.checks.harness import CheckRun
 from grader.oracle.stats import LAW_TEST
 from grader.judges import kv_cache
-from grader.checks.loop_properties import LawCase, LoopRun, Samples
+from grader.judged.loops import LawCase, LoopRun, Samples
 from grader.judges.loop_properties import law_tests
 from grader.observers.trace import traced
 from grader.oracle import acceptance, stats, tree_laws

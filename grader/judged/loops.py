@@ -1,0 +1,118 @@
+"""The loop family's judged values: the one frozen dataclass each loop judge takes (``Greedy``,
+``Shipped``, ``Samples`` for the suite's judges, ``LoopRun`` for a loop's own), the loop's law
+case, and the constants and hints both halves read (the suite's runner half,
+grader/checks/loop_properties.py, names them to its specs).
+"""
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from grader.oracle import cases
+from grader.verdict import Hint
+from solutions import sampling
+
+NO_EOS = 10**6  # an end token the tiny models can never produce
+GREEDY_LENGTH = 10
+GREEDY = sampling.GreedyProcessor()
+ALONE = "gave {ids}; greedy decoding of the target alone gives {expected}"
+RATE_HINT = ("draft i is accepted with probability min(1, p_i(d_i) / q_i(d_i)), p and q being "
+             "the processed target and drafter distributions at the same position; a round "
+             "stops at its first rejection; the rate is all accepted drafts / all drafted "
+             "tokens of the call")
+COUNTS_GAMMA_HINT = ("the rate divides by gamma drafts in every round, but a round near "
+                     "max_gen_len drafts only k = min(gamma, tokens left − 1): count the k drafts "
+                     "each round made (every rate returned is one that counting gamma gives, "
+                     "and some are impossible otherwise)")
+
+
+@dataclass(frozen=True)
+class Greedy:
+    """The greedy judge's argument: ``prop`` on ``case`` holds when ``ids`` is ``model``'s
+    greedy decoding of ``prompt`` with ``generate`` (keywords of `autoregressive_generate`:
+    ``max_gen_len``, ``eos_tokens_id``, ``use_cache``); ``said``: the message, with ``{ids}``
+    and ``{expected}`` in it."""
+    prop: str
+    ids: Any
+    model: Any
+    prompt: list[Any]  # a batched loop's: a prompt per row
+    generate: Mapping[str, Any]
+    hint: Hint = ""
+    said: str = ALONE
+    case: str = ""
+
+
+@dataclass(frozen=True)
+class Shipped:
+    """The shipped pair's judge's argument: ``outputs``, the ids of the one prompt of
+    ``prompts`` (or a list of ids per prompt when there are several), must be ``target``'s
+    greedy decoding of ``length`` tokens."""
+    prop: str
+    case: str
+    outputs: Any
+    target: Any
+    prompts: list[list[int]]
+    length: int
+    hint: Hint = ""
+
+
+@dataclass(frozen=True, eq=False)
+class LawCase(cases.LawCase):
+    """A loop's sampled setting whose law of the first tokens is known exactly (``id``,
+    ``label`` and ``draws`` as every law case's: grader/oracle/cases.py). ``shape``: the loop's
+    keywords for its rounds (``gamma``, ``branching``...); ``drafter``: a name of ``models()``'s
+    drafters, "" for a loop without one; ``eos``: the end tokens, which end a sample early."""
+    processor: sampling.LogitsProcessor
+    prompt: list[int]
+    max_gen_len: int
+    eos: int | list[int] = 1
+    shape: Mapping[str, Any] = field(default_factory=dict)
+    drafter: str = ""
+
+
+@dataclass(frozen=True)
+class Samples:
+    """A law judge's argument: the first tokens of ``case``'s draws, one tuple per run, that
+    must follow ``model``'s exact law; ``prop``: the joint law's property (by default "law of
+    the first L tokens"); ``per_token``: each token's law is tested too; ``label``: the case
+    shown, by default ``case.label``; ``options``: of `stats.goodness_of_fit`; ``numbers``: the
+    number each run returned, where a judge tests their law too, with ``drafter``."""
+    samples: list[tuple[int, ...]]
+    model: Any
+    case: LawCase
+    hint: Hint
+    prop: str = ""
+    per_token: bool = True
+    label: str = ""
+    options: Mapping[str, Any] = field(default_factory=dict)
+    numbers: list[float] = field(default_factory=list)
+    drafter: Any = None
+
+
+@dataclass(frozen=True)
+class LoopRun:
+    """A loop's own judge's argument: one run as the judge reads it. ``loop``: the function
+    graded, where a judge serves several loops; ``label``: the case shown; ``prompt``,
+    ``shape`` (the round's keywords) and ``max_gen_len`` it ran with, on ``target`` and
+    ``drafter`` (a model, a feature head, a corpus); what it returned (``ids``, ``number``, the
+    property ``returns`` names it in) or ``raised``; what observers logged (``forwards``,
+    ``events``, ``feeds``); the hints of a wrong output (``hint``) and a wrong number
+    (``number_hint``); ``case``: the exercise's own setting, where the judge needs more;
+    ``prop``: the property, where the check names it."""
+    label: str
+    prompt: list[Any]  # a batched loop's: a prompt per row
+    target: Any
+    drafter: Any = None
+    shape: Mapping[str, Any] = field(default_factory=dict)
+    max_gen_len: int = GREEDY_LENGTH
+    ids: Any = None
+    number: float = 0.0
+    returns: str = ""
+    raised: str = ""
+    forwards: list[Any] = field(default_factory=list)
+    events: list[Any] = field(default_factory=list)
+    feeds: list[Any] = field(default_factory=list)
+    hint: Hint = ""
+    number_hint: Hint = ""
+    loop: str = ""
+    case: Any = None
+    prop: str = ""
