@@ -113,3 +113,27 @@ def test_statuses_and_kinds_are_enums_written_as_their_text():
         Verdict("max_fn", "passd", "s", 0)
     with pytest.raises(ValueError):
         Finding("p", "", "statistical", "m")
+
+
+def test_the_decider_says_a_load_error_of_an_unknown_kind_was_forged():
+    """Refused by the decoder, the record reaches the replay, whose verdict says what was wrong;
+    a known kind is worded as the learner's load error."""
+    from grader import exercises
+    from grader.decider import run
+
+    class Records:
+        def __init__(self, *records):
+            self.records = list(records)
+
+        def peek(self):
+            return self.records[0]
+
+        def receive(self):
+            return self.records.pop(0)
+
+    forged, _ = run._decide(exercises.get("max_fn"), 0, Records({"load_error": {"kind": "exploded", "message": "m"}}))
+    assert forged.status == ERROR and "sent the grader something it never asks for: a load error's kind must be " \
+        "one of ['syntax', 'missing', 'raised'], got 'exploded'" in forged.summary, forged.summary
+    worded, _ = run._decide(exercises.get("max_fn"), 0, Records({"load_error": {"kind": "syntax", "file": "f.py",
+                                                                                "line": 3, "message": "bad"}}))
+    assert worded.summary == "your code has a syntax error in f.py, line 3: bad. Fix it, then check again."
