@@ -105,12 +105,113 @@ def test_every_part_of_the_grader_has_a_rule():
     ("checks/max_fn.py", "import lessons.residual", "lessons.residual"),
     ("oracle/laws.py", "from grader.checks import harness", "grader.checks"),
     ("runner/record.py", "def load():\n    from lessons import residual", "lessons"),
+    ("judged/loops.py", "from grader.checks.loop_properties import models", "grader.checks.loop_properties"),
+    ("judged/trees.py", "from grader.judges import tree_suite", "grader.judges"),
 ])
 def test_a_forbidden_import_is_named(tmp_path, where, code, module):
     path = tmp_path / "grader" / where
     path.parent.mkdir(parents=True)
     path.write_text(f"import torch\n{code}\n")
     assert violations(tmp_path) == [f"{Path('grader', where)} ({where.split('/')[0]}) imports {module}"]
+
+
+# Where a judge's argument lives (grader/judged/__init__.py): the one frozen dataclass a judge
+# takes, and the types it carries, are declared in grader/judged/, which both halves import;
+# a judge imports of the runner's half (grader/checks/) only the check run's type.
+JUDGES_IMPORT_OF_CHECKS = {  # judge module -> the runner's modules it still imports, and why
+    "batched_generate": {"grader.checks.loop_properties"},  # recorded: the run both halves make, logged
+    "ngram": {"grader.checks.ngram"},  # types only: its check's Run and StorageAnswer, not yet in grader/judged/
+}
+NOT_YET_JUDGED = {("ngram", "Run"), ("ngram", "StorageAnswer")}  # (judge module, type): as above
+
+
+def bindings(tree: ast.Module) -> dict[str, str]:
+    """{name: the module it is imported from, or "" where the file declares the class itself}."""
+    bound = {alias.asname or alias.name: node.module for node in ast.walk(tree)
+             if isinstance(node, ast.ImportFrom) and node.module for alias in node.names}
+    bound.update({node.name: "" for node in ast.walk(tree) if isinstance(node, ast.ClassDef)})
+    return bound
+
+
+def judge_arguments_declared_elsewhere(root: Path) -> list[str]:
+    """"judges/x.py f: T from M" for each judge (a function of the judges whose first parameter
+    is ``check``) whose second parameter's type is a class of the course declared outside
+    grader/judged/, or carries one (``LawRounds[C]``) declared outside it and the oracle (M: the
+    module it comes from; "here": the judge's own file)."""
+    found = []
+    for path in sorted((root / "grader" / "judges").glob("*.py")):
+        tree = ast.parse(path.read_text())
+        bound = bindings(tree)
+        for node in tree.body:
+            arguments = node.args.args if isinstance(node, ast.FunctionDef) else []
+            if len(arguments) < 2 or arguments[0].arg != "check" or arguments[1].annotation is None:
+                continue
+            annotation = arguments[1].annotation
+            if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+                annotation = ast.parse(annotation.value, mode="eval").body
+            outer = annotation.value if isinstance(annotation, ast.Subscript) else annotation
+            for name in sorted({n.id for n in ast.walk(annotation) if isinstance(n, ast.Name)}):
+                module = bound.get(name)
+                if module is None or module and part(module) not in ("checks", "judged", "judges", "oracle") \
+                        or (path.stem, name) in NOT_YET_JUDGED:
+                    continue  # a builtin, or no class of the grader's (typing, torch, the reference)
+                rooms = ("grader.judged",) if isinstance(outer, ast.Name) and outer.id == name else \
+                    ("grader.judged", "grader.oracle")
+                if not module.startswith(rooms):
+                    found.append(f"judges/{path.name} {node.name}: {name} from {module or 'here'}")
+    return found
+
+
+def judges_importing_checks(root: Path) -> list[str]:
+    """"judges/x.py imports M" for each module of grader/checks/ a judge imports (anywhere in
+    the file, TYPE_CHECKING included) beyond the check run's type and its allowance."""
+    return [f"judges/{path.name} imports {module}" for path in sorted((root / "grader" / "judges").glob("*.py"))
+            for module in sorted(imported(ast.parse(path.read_text())))
+            if part(module) == "checks" and module != "grader.checks.harness"
+            and module not in JUDGES_IMPORT_OF_CHECKS.get(path.stem, set())]
+
+
+def test_every_judges_argument_is_declared_in_the_judged_room():
+    assert judge_arguments_declared_elsewhere(ROOT) == []
+
+
+def test_a_judge_imports_of_the_checks_only_the_check_runs_type():
+    assert judges_importing_checks(ROOT) == []
+
+
+def test_the_allowances_still_match_something():
+    """An allowance that no longer matches anything goes (so that the rule only grows stricter)."""
+    imports = {path.stem: imported(ast.parse(path.read_text())) for path in (ROOT / "grader" / "judges").glob("*.py")}
+    assert {judge: modules - imports[judge] for judge, modules in JUDGES_IMPORT_OF_CHECKS.items()} == \
+        {judge: set() for judge in JUDGES_IMPORT_OF_CHECKS}
+    assert {(judge, name) for judge, name in NOT_YET_JUDGED
+            if bindings(ast.parse((ROOT / "grader" / "judges" / f"{judge}.py").read_text())).get(name, "")
+            .startswith("grader.checks")} == NOT_YET_JUDGED
+
+
+@pytest.mark.parametrize("code, named", [
+    ("from grader.checks.max_fn import Outputs\n\ndef compare(check, judged: Outputs):\n    pass\n",
+     ["judges/max_fn.py compare: Outputs from grader.checks.max_fn", "judges/max_fn.py imports grader.checks.max_fn"]),
+    ("from __future__ import annotations\nfrom typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+     "    from grader.checks.loop_properties import LoopRun\n\ndef greedy(check, run: 'LoopRun') -> None:\n    pass\n",
+     ["judges/max_fn.py greedy: LoopRun from grader.checks.loop_properties",
+      "judges/max_fn.py imports grader.checks.loop_properties"]),
+    ("from dataclasses import dataclass\nfrom grader.judged.verifiers import LawRounds\n\n@dataclass(frozen=True)\n"
+     "class Case:\n    p: list\n\ndef laws(check, rounds: LawRounds[Case]) -> None:\n    pass\n",
+     ["judges/max_fn.py laws: Case from here"]),
+    ("from grader.oracle.verifier_cases import RoundCase\n\ndef laws(check, case: RoundCase) -> None:\n    pass\n",
+     ["judges/max_fn.py laws: RoundCase from grader.oracle.verifier_cases"]),
+    ("from grader.checks.harness import CheckRun\nfrom grader.judged.verifiers import Outputs, Recorder\n\n"
+     "def compare(check: Recorder, judged: Outputs) -> None:\n    pass\n\ndef gap(check: CheckRun, got: float):\n"
+     "    pass\n", []),
+])
+def test_a_judges_argument_declared_elsewhere_is_named(tmp_path, code, named):
+    """A judge taking a check's dataclass (at run time or for types only), or declaring its own,
+    is named; one taking the room's, and a helper taking a number, are not."""
+    path = tmp_path / "grader" / "judges" / "max_fn.py"
+    path.parent.mkdir(parents=True)
+    path.write_text(code)
+    assert judge_arguments_declared_elsewhere(tmp_path) + judges_importing_checks(tmp_path) == named
 
 
 def test_the_reference_imports_nothing_of_the_grader():
