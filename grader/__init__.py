@@ -28,6 +28,8 @@ Layout, by the part each package plays:
   processes run them with;
 - ``judges/``: a check's expected values and the properties it records from them, run by the
   decider alone (``check.judge``); the runner's sandbox covers them;
+- ``judged/``: what a check hands its judges: each judge's one frozen dataclass argument, and
+  the cases, constants and hints both halves read, one module per family;
 - ``observers/``: what a check puts around the learner's code to watch it (model wrappers
   that log forwards, host-sync and torch-call counters), carried as data to the decider;
 - ``oracle/``: exact laws, tiny enumerable models and the statistical tests;
@@ -46,9 +48,10 @@ Layout, by the part each package plays:
   ``run_autograder`` runs ``grader grade`` as a command.
 
 What may import what (tests/test_layout.py holds the code to it): the oracle, observers
-and models import no other part, the shared records only one another; the checks import
-only those (and the reference ``solutions``); the judges import the checks, the oracle and
-the reference, and only the decider loads them; the decider adds the checks, but never
+and models import no other part, the shared records only one another; ``judged`` imports
+only those and the reference; the checks import only those (and the reference
+``solutions``); the judges import ``judged``, of the checks only the check run's type
+(``checks.harness``), the oracle and the reference, and only the decider loads them; the decider adds the checks, but never
 ``implementation``, the runner or a learner's package; the runner imports the checks and
 ``implementation``, never a judge; the release imports only the shared records and the
 decider's stubbed reference (its public reference is stubbed alike), and reads ``solutions``

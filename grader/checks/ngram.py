@@ -22,40 +22,21 @@ the exact laws are the decider's alone (grader/judges/ngram.py).
 from dataclasses import dataclass
 
 from grader.checks.harness import CheckRun, Stop
-from grader.checks.loop_properties import LAW_JUDGE, MODEL_SEED, NO_EOS, Judge, LoopRun, Samples, check_shipped_greedy
+from grader.checks.loop_properties import LAW_JUDGE, MODEL_SEED, Judge, LoopRun, Samples, check_shipped_greedy
 from grader.checks.loop_properties import LawCase as SuiteLawCase
 from grader.checks.speculative_generate import generated
+from grader.judged.loops import NGramRun as Run
+from grader.judged.loops import StorageAnswer, StorageCase
 from grader.observers.trace import LoggedModel
 from grader.oracle import tiny
-from grader.verdict import ERROR, Hint
+from grader.verdict import ERROR
 from solutions import sampling
 
 VOCAB = tiny.TINY_VOCAB
-STORAGE: Judge["StorageAnswer"] = Judge("ngram.storage")
+STORAGE: Judge[StorageAnswer] = Judge("ngram.storage")
 CRASHED: Judge[LoopRun] = Judge("ngram.crashed")
 GREEDY_RUN: Judge[LoopRun] = Judge("ngram.greedy_run")
 FIXED_DRAFTS: Judge[LoopRun] = Judge("ngram.fixed_drafts")
-
-
-@dataclass(frozen=True)
-class StorageCase:
-    """``NGramStorage(n, VOCAB)``, initialised with each of ``prompts`` in turn, then
-    ``updates`` (context, tokens); ``next_token(query)`` must give what the judge holds."""
-
-    prop: str
-    n: int
-    prompts: tuple
-    query: tuple
-    hint: Hint
-    updates: tuple = ()
-
-
-@dataclass(frozen=True)
-class StorageAnswer:
-    """The storage judge's argument: what ``next_token`` gave (``got``) in ``case``, called as ``what`` says."""
-    case: StorageCase
-    got: int | None
-    what: str
 
 
 REPEATS = (0, 1, 2, 3, 1, 4, 3, 1, 4)  # (0, 1) -> 2 once; (1,) -> 2 once, 4 twice
@@ -114,42 +95,11 @@ class PromptOnly:
         return self.storage.next_token(context)
 
 
-@dataclass
-class Run:
-    """One greedy run of the loop on the tiny target, with the course's storage."""
-
-    prompt: list[int]
-    n: int
-    gamma: int
-    max_gen_len: int = 12
-    first_target: bool = True
-    stop_if_unknown: bool = False
-    use_cache: bool = False
-    filler_top_k: int = 3
-    lookup: bool = False  # a storage that learns the prompt only (prompt lookup)
-    eos: int | list[int] = NO_EOS
-
-    def storage(self, check: CheckRun, storage_class):
-        """A new storage of the learner's class, ``storage_class(n, VOCAB)``."""
-        storage = check.call(storage_class, self.n, VOCAB, what=f"(NGramStorage({self.n}, {VOCAB}), for the loop)")
-        return PromptOnly(storage) if self.lookup else storage
-
-    def kwargs(self) -> dict:
-        return dict(gamma=self.gamma, max_gen_len=self.max_gen_len, first_target=self.first_target,
-                    stop_if_unknown=self.stop_if_unknown, use_cache=self.use_cache,
-                    filler_top_k=self.filler_top_k, eos_tokens_id=self.eos)
-
-    @property
-    def label(self) -> str:
-        """The run as its properties name it (their ``case``): prompt, storage, gamma,
-        max_gen_len and each setting off its default."""
-        storage = f"NGramStorage({self.n}, {VOCAB})"
-        storage = f"PromptLookup({storage})" if self.lookup else storage
-        defaults = dict(first_target=True, stop_if_unknown=False, use_cache=False, filler_top_k=3,
-                        eos_tokens_id=NO_EOS)
-        shown = ", ".join(f"{k}={v}" for k, v in self.kwargs().items() if defaults.get(k, v) != v
-                          or k in ("gamma", "max_gen_len"))
-        return f"prompt {self.prompt}, {storage}, {shown}"
+def learner_storage(check: CheckRun, run: Run, storage_class):
+    """A new storage of the learner's class for ``run``: ``storage_class(n, VOCAB)``, in a
+    PromptOnly where the run's storage learns the prompt only."""
+    storage = check.call(storage_class, run.n, VOCAB, what=f"(NGramStorage({run.n}, {VOCAB}), for the loop)")
+    return PromptOnly(storage) if run.lookup else storage
 
 
 GREEDY_RUNS = [
@@ -270,7 +220,7 @@ def check_greedy(check, generate, storage_class, target, greedy_run: Run):
     """Output, rounds, cache and rate of one greedy run (grader/judges/ngram.py)."""
     label = greedy_run.label
     log = []
-    storage = greedy_run.storage(check, storage_class)
+    storage = learner_storage(check, greedy_run, storage_class)
     try:
         ids, rate = generated(check, generate, list(greedy_run.prompt), storage,
                               LoggedModel(target, "target", log, check.observation), **greedy_run.kwargs(),
@@ -287,7 +237,7 @@ def check_greedy(check, generate, storage_class, target, greedy_run: Run):
 def check_fixed_drafts(check, generate, storage_class, target, prop, fixed_run: Run, hint):
     """A storage that ignores updates: the contract fixes every draft, so every forward."""
     actual_log = []
-    generated(check, generate, list(fixed_run.prompt), fixed_run.storage(check, storage_class),
+    generated(check, generate, list(fixed_run.prompt), learner_storage(check, fixed_run, storage_class),
               LoggedModel(target, "target", actual_log, check.observation), **fixed_run.kwargs(),
               what=f"(greedy, {fixed_run.label})")
     with check.observing():  # the forwards, as the target wrapper logged them
@@ -311,7 +261,7 @@ def check_law(check, generate, storage_class, target, case: LawCase):
     label = case.label
     law_run = case.run
     check.seed_everything("law", label)
-    samples = [tuple(generated(check, generate, list(law_run.prompt), law_run.storage(check, storage_class),
+    samples = [tuple(generated(check, generate, list(law_run.prompt), learner_storage(check, law_run, storage_class),
                                target, logits_processor=case.processor, **law_run.kwargs(),
                                what=f"({label})")[0])
                for _ in range(case.draws * check.draws)]

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from grader.oracle import cases
+from grader.oracle import cases, tiny
 from grader.verdict import Hint
 from solutions import sampling
 
@@ -116,3 +116,57 @@ class LoopRun:
     loop: str = ""
     case: Any = None
     prop: str = ""
+
+
+@dataclass(frozen=True)
+class StorageCase:
+    """ngram's storage case: ``NGramStorage(n, V)`` (V the tiny models' vocabulary), initialised with each of ``prompts`` in turn, then
+    ``updates`` (context, tokens); ``next_token(query)`` must give what the judge holds."""
+
+    prop: str
+    n: int
+    prompts: tuple
+    query: tuple
+    hint: Hint
+    updates: tuple = ()
+
+
+@dataclass(frozen=True)
+class StorageAnswer:
+    """ngram's storage judge's argument: what ``next_token`` gave (``got``) in ``case``, called as ``what`` says."""
+    case: StorageCase
+    got: int | None
+    what: str
+
+
+@dataclass
+class NGramRun:
+    """One run of ngram's loop on the tiny target (its case): prompt, storage and settings."""
+
+    prompt: list[int]
+    n: int
+    gamma: int
+    max_gen_len: int = 12
+    first_target: bool = True
+    stop_if_unknown: bool = False
+    use_cache: bool = False
+    filler_top_k: int = 3
+    lookup: bool = False  # a storage that learns the prompt only (prompt lookup)
+    eos: int | list[int] = NO_EOS
+
+    def kwargs(self) -> dict:
+        return dict(gamma=self.gamma, max_gen_len=self.max_gen_len, first_target=self.first_target,
+                    stop_if_unknown=self.stop_if_unknown, use_cache=self.use_cache,
+                    filler_top_k=self.filler_top_k, eos_tokens_id=self.eos)
+
+    @property
+    def label(self) -> str:
+        """The run as its properties name it (their ``case``): prompt, storage, gamma,
+        max_gen_len and each setting off its default."""
+        storage = f"NGramStorage({self.n}, {tiny.TINY_VOCAB})"
+        storage = f"PromptLookup({storage})" if self.lookup else storage
+        defaults = dict(first_target=True, stop_if_unknown=False, use_cache=False, filler_top_k=3,
+                        eos_tokens_id=NO_EOS)
+        shown = ", ".join(f"{k}={v}" for k, v in self.kwargs().items() if defaults.get(k, v) != v
+                          or k in ("gamma", "max_gen_len"))
+        return f"prompt {self.prompt}, {storage}, {shown}"

@@ -1,17 +1,12 @@
 """The ngram check's expected values: what the storage must predict in each case, the
 target's greedy decoding the loop's output is held to, and the reference loop's forwards
 with a storage that ignores updates (its drafts are then fixed by the contract)."""
-from typing import TYPE_CHECKING
-
 from grader.checks.harness import CheckRun
-from grader.judged.loops import NO_EOS, LoopRun
+from grader.judged.loops import NO_EOS, LoopRun, NGramRun, StorageAnswer
 from grader.observers import ngram_trace
 from grader.oracle import tiny
 from solutions.autoregressive import autoregressive_generate
 from solutions.ngram import NGramStorage, PromptLookup, ngram_assisted_speculative_generate
-
-if TYPE_CHECKING:  # the check's types, never imported at run time
-    from grader.checks.ngram import Run, StorageAnswer
 
 SHOWN_FORWARDS = 6
 CACHE_HINT = ("with use_cache=True the target's cache must hold exactly the text it has seen: fed only "
@@ -44,21 +39,21 @@ GREEDY_HINT = ("under greedy decoding the output must be the target's own greedy
                "own token; draft min(gamma, tokens left − 1) tokens")
 
 
-def storage(check: CheckRun, answer: "StorageAnswer") -> None:
+def storage(check: CheckRun, answer: StorageAnswer) -> None:
     case, got, what = answer.case, answer.got, answer.what
     expected = ANSWERS[case.prop]
     check.require(f"storage: {case.prop}", got == expected,
                   f"next_token({list(case.query)}) returned {got!r} {what}; expected {expected!r}", case.hint)
 
 
-def reference_storage(run: "Run"):
+def reference_storage(run: NGramRun):
     """The course's storage for ``run``: ``NGramStorage(run.n, V)``, in a PromptLookup
     when the run's storage learns the prompt only."""
     storage = NGramStorage(run.n, tiny.TINY_VOCAB)
     return PromptLookup(storage) if run.lookup else storage
 
 
-def expected_text(target, run: "Run") -> list[int]:
+def expected_text(target, run: NGramRun) -> list[int]:
     """The target's greedy decoding of ``run``'s prompt, up to its end tokens."""
     return autoregressive_generate(run.prompt, target, max_gen_len=run.max_gen_len, eos_tokens_id=run.eos)
 
