@@ -118,9 +118,6 @@ def test_a_forbidden_import_is_named(tmp_path, where, code, module):
 # Where a judge's argument lives (grader/judged/__init__.py): the one frozen dataclass a judge
 # takes, and the types it carries, are declared in grader/judged/, which both halves import;
 # a judge imports of the runner's half (grader/checks/) only the check run's type.
-JUDGES_IMPORT_OF_CHECKS = {  # judge module -> the runner's modules it still imports, and why
-    "batched_generate": {"grader.checks.loop_properties"},  # recorded: the run both halves make, logged
-}
 
 
 def bindings(tree: ast.Module) -> dict[str, str]:
@@ -161,11 +158,10 @@ def judge_arguments_declared_elsewhere(root: Path) -> list[str]:
 
 def judges_importing_checks(root: Path) -> list[str]:
     """"judges/x.py imports M" for each module of grader/checks/ a judge imports (anywhere in
-    the file, TYPE_CHECKING included) beyond the check run's type and its allowance."""
+    the file, TYPE_CHECKING included) beyond the check run's type."""
     return [f"judges/{path.name} imports {module}" for path in sorted((root / "grader" / "judges").glob("*.py"))
             for module in sorted(imported(ast.parse(path.read_text())))
-            if part(module) == "checks" and module != "grader.checks.harness"
-            and module not in JUDGES_IMPORT_OF_CHECKS.get(path.stem, set())]
+            if part(module) == "checks" and module != "grader.checks.harness"]
 
 
 def test_every_judges_argument_is_declared_in_the_judged_room():
@@ -174,13 +170,6 @@ def test_every_judges_argument_is_declared_in_the_judged_room():
 
 def test_a_judge_imports_of_the_checks_only_the_check_runs_type():
     assert judges_importing_checks(ROOT) == []
-
-
-def test_the_allowances_still_match_something():
-    """An allowance that no longer matches anything goes (so that the rule only grows stricter)."""
-    imports = {path.stem: imported(ast.parse(path.read_text())) for path in (ROOT / "grader" / "judges").glob("*.py")}
-    assert {judge: modules - imports[judge] for judge, modules in JUDGES_IMPORT_OF_CHECKS.items()} == \
-        {judge: set() for judge in JUDGES_IMPORT_OF_CHECKS}
 
 
 @pytest.mark.parametrize("code, named", [

@@ -23,11 +23,10 @@ from grader.checks.loop_properties import (
     LoopRun,
     check_shipped_greedy,
     models,
-    recorded,
 )
 from grader.checks.speculative_generate import same_processor_hint
 from grader.observers.recording import RecordingModel
-from grader.observers.trace import LoggedModel
+from grader.observers.trace import LoggedModel, recorded
 from solutions import sampling
 
 PROMPTS = [[0], [2, 3, 4, 5], [5, 1], [3]]  # different lengths: left padding in every row but one

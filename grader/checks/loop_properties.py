@@ -23,7 +23,6 @@ from grader.judged.loops import GREEDY, GREEDY_LENGTH, NO_EOS, Greedy, LawCase, 
 from grader.judged.loops import COUNTS_GAMMA_HINT as COUNTS_GAMMA_HINT  # named to the specs through their suite,
 from grader.judged.loops import LoopRun as LoopRun  # as the values above are
 from grader.models import SHIPPED_MISSING, load_pair, shipped_pair_present
-from grader.observers.trace import LoggedModel
 from grader.oracle import tiny
 from grader.verdict import Hint
 from solutions import sampling
@@ -259,14 +258,3 @@ def check_law(check: CheckRun, loop: Loop, target: Any, drafters: Mapping[str, A
                                logits_processor=case.processor, eos_tokens_id=case.eos, what=f"({case.label})")[0])
                for _ in range(case.draws * check.draws)]
     LAW_JUDGE(check, Samples(samples, target, case, hint))
-
-
-def recorded(generate: Callable[..., Any], prompts: list[list[int]], target: Any, run: Any,
-             **kwargs: Any) -> tuple[dict[str, list[Any]], list[Any]]:
-    """({role: its forwards}, the forwards of both in call order) of one run whose drafter
-    and target are both ``target``, wrapped with ``run`` (the check's observation, or None
-    for the judge's reference run)."""
-    log: list[Any] = []
-    drafter, recorded_target = (LoggedModel(target, role, log, run) for role in ("drafter", "target"))
-    generate(prompts, drafter, recorded_target, **kwargs)
-    return {"drafter": drafter.forwards, "target": recorded_target.forwards}, log

@@ -2,9 +2,9 @@
 target alone (the reference autoregressive loop), the reference batched loop's forward
 counts, and the exact laws of each row's output and acceptance rate."""
 from grader.checks.harness import CheckRun
-from grader.checks.loop_properties import recorded
 from grader.judged.loops import GREEDY_LENGTH, NO_EOS, Greedy, LawCase, LoopRun, Samples
 from grader.judges.loop_properties import law_tests, sequence_law
+from grader.observers.trace import recorded
 from grader.oracle import acceptance, laws, stats
 from solutions.autoregressive import autoregressive_generate
 from solutions.batched import batched_speculative_generate

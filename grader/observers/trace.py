@@ -39,6 +39,17 @@ class LoggedModel(RecordingModel):
         return self(*args, **kwargs)
 
 
+def recorded(generate, prompts: list[list[int]], target, run: observation.Observation | None,
+             **kwargs) -> tuple[dict[str, list], list[Call]]:
+    """({role: its forwards}, the forwards of both in call order) of one run of a batched
+    ``generate`` whose drafter and target are both ``target``, wrapped with ``run`` (the
+    check's observation, or None for the judge's reference run)."""
+    log: list[Call] = []
+    drafter, recorded_target = (LoggedModel(target, role, log, run) for role in ("drafter", "target"))
+    generate(prompts, drafter, recorded_target, **kwargs)
+    return {"drafter": drafter.forwards, "target": recorded_target.forwards}, log
+
+
 @dataclass
 class Round:
     start: int  # sequence length (prompt included) when the round began
