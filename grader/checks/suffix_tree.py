@@ -10,8 +10,8 @@ import torch
 
 from grader.checks.harness import CheckRun
 from grader.checks.tree_suite import is_tree
-from grader.judged.trees import Tree
-from grader.judged.trees import TreeCase as Case
+from grader.judged.suffix_tree import Tree
+from grader.judged.suffix_tree import TreeCase as Case
 
 REPEATED = (1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 0)
 

@@ -1,14 +1,11 @@
-"""The tree family's judged values (tree_attention, dynamic_tree, suffix_tree and
-suffix_index): the one frozen dataclass each judge takes, built by its check, read by its
-judge, and suffix_tree's case, which its judge rebuilds the index from.
+"""The tree family's judged values (tree_attention, dynamic_tree and suffix_index): the one
+frozen dataclass each judge takes, built by its check, read by its judge. suffix_tree's are in
+grader/judged/suffix_tree.py.
 """
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import torch
-
-from solutions.suffix import CorpusIndex, SuffixIndex
 
 
 @dataclass(frozen=True)
@@ -43,33 +40,6 @@ class Grown:
     shape: tuple[int, int, int]
     nodes: list[tuple[int, int]]
     cached: int
-
-
-@dataclass(frozen=True)
-class TreeCase:
-    """suffix_tree's case: the text indexed, the context matched and the tree's limits."""
-    name: str
-    text: tuple[int, ...]
-    context: tuple[int, ...]
-    max_nodes: int = 24
-    threshold: float = 0.1
-    max_depth: int = 16
-    corpus: bool = False  # a CorpusIndex of the text, in place of a SuffixIndex
-
-    def index(self):
-        return CorpusIndex(np.array(self.text, dtype=np.int32)) if self.corpus else SuffixIndex(self.text)
-
-    def arguments(self) -> tuple:
-        return list(self.context), self.max_nodes, self.threshold, self.max_depth
-
-
-@dataclass(frozen=True)
-class Tree:
-    """suffix_tree's judge's argument: a case and the learner's tree on it."""
-    case: TreeCase
-    parents: list[int]
-    tokens: list[int]
-    scores: list[float]
 
 
 Answer = tuple[list[int], list[int], tuple[int, dict[int, int]]]  # (text, context, what match returned)

@@ -9,8 +9,8 @@ from solutions.suffix import speculation_tree
 
 if TYPE_CHECKING:  # types only: a judge reads what its check gives it, never the check's code
     from grader.checks.harness import CheckRun
-    from grader.judged.trees import Tree
-    from grader.judged.trees import TreeCase as Case
+    from grader.judged.suffix_tree import Tree
+    from grader.judged.suffix_tree import TreeCase as Case
 
 TREE_HINT = ("grow the tree best-first below the root, the longest match (score 1.0, not itself a node); a "
              "child's score is its parent's × count(child) / the sum of the counts of all the parent's children; "
