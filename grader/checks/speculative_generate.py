@@ -117,9 +117,9 @@ PROCESSOR_HINT = ("only settings whose logits_processor is not plain sampling at
 
 def same_processor_hint(settings: dict):
     """A revision (``check.revise``) of the statistical findings on ``settings`` (a case's
-    label, which its findings carry -> the logits processor its draws use): when they fail only away from plain sampling at
-    T = 1, the usual cause is q computed apart from p's processor: say so instead of the
-    generic hint."""
+    label, which its findings carry -> the logits processor its draws use): when they fail
+    only away from plain sampling at T = 1, the usual cause is q computed apart from p's
+    processor: say so instead of the generic hint."""
     def revise(findings) -> None:
         laws_failed = [f for f in findings if f.kind in STATISTICAL and f.case in settings
                        and f.hint != COUNTS_GAMMA_HINT]  # a rate explained by counting gamma: not q
