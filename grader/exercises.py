@@ -16,6 +16,30 @@ SEED_BITS = 32  # a check's seed: its draws come from these low bits; above them
 MIN_TIME_LIMIT = 15.0  # seconds: a cold start of the check (imports, models) fits in it
 TIME_LIMIT_FACTOR = 10  # a learner's loop may be this much slower than the reference
 
+LESSONS = {  # lesson -> its title (Markdown), one per notebook notebooks/<NN>_*.ipynb; README.md's Lessons
+    # table is written from these and EXERCISES by `python -m grader.release.readme`
+    0: "Sampling and the autoregressive baseline",
+    1: "The residual and the verifier, in numpy",
+    2: "The vectorised verifier",
+    3: "The speculative decoding loop",
+    4: "KV caches with rollback",
+    5: "N-gram speculation",
+    6: "Where the speed comes from",
+    7: "The fast loop: a static cache rolled back by position, compiled steps",
+    8: "Batches: ragged acceptance, padding that never leaks, where speculation stops paying",
+    9: "Token trees: several drafts per position, verified in one target forward",
+    10: "Training the drafter: α = 1 − TV, four distillation losses, on-policy data ([docs/distill.md](docs/distill.md))",
+    11: "Drafting from the target's own features (EAGLE): a feature head, its loss and its unrolled training-time "
+        "test (EAGLE-3), a loop whose verifying forward feeds the next round; chosen children verified as point "
+        "masses; EAGLE-2's dynamic tree",
+    12: "Drafting without a model (SuffixDecoding): a suffix automaton over the text so far and a suffix array over "
+        "the corpus, frequency-scored speculation trees whose size follows the match, verified as point masses in "
+        "one target forward; a model drafter's adaptive draft length",
+}
+WITHOUT_EXERCISES = {  # lesson with no exercise -> what it has the learner do instead
+    6: "measures your loop: γ sweep, time breakdown, profile",
+}
+
 
 @functools.cache
 def exports() -> dict[str, tuple[str, ...]]:

@@ -1,31 +1,25 @@
 """CONTRIBUTING.md's add-an-exercise steps, followed for every exercise of
-``grader.exercises.EXERCISES``: its README row, its lesson's notebook, its check with ``run``,
-every judge name a check uses resolving, the reference's and the lesson's functions, a mutant,
-and the count of its properties. Each rule is also shown to fail on a planted break."""
+``grader.exercises.EXERCISES``: its lesson's notebook, its check with ``run``, every judge name
+a check uses resolving, the reference's and the lesson's functions, a mutant, and the count of
+its properties; README.md's Lessons table is the one ``grader.release.readme`` writes from them.
+Each rule is also shown to fail on a planted break."""
 import ast
 import importlib
-import re
 from pathlib import Path
 
 import pytest
 
 from grader import exercises
+from grader.release import readme
 from grader.studies import mutants
 from tests.conftest import ROOT
-
-
-def readme_rows(readme: str) -> dict[int, str]:
-    """{lesson: its row} of the README's Lessons table."""
-    table = re.search(r"^## Lessons\n(.*?)(?=^## |\Z)", readme, re.M | re.S).group(1)
-    return {int(m.group(1)): line for line in table.splitlines() if (m := re.match(r"\| (\d+)\. ", line))}
 
 
 def missing_steps(exercise: exercises.Exercise, root: Path, mutant_exercises: set[str]) -> list[str]:
     """The add-an-exercise steps ``exercise`` lacks in the course at ``root``."""
     missing = []
-    row = readme_rows((root / "README.md").read_text()).get(exercise.lesson, "")
-    if f"`{exercise.id}`" not in row:
-        missing.append(f"README.md's Lessons table names `{exercise.id}` in lesson {exercise.lesson}'s row")
+    if exercise.lesson not in exercises.LESSONS:
+        missing.append(f"a title for lesson {exercise.lesson} in grader/exercises.py's LESSONS")
     if not list((root / "notebooks").glob(f"{exercise.lesson:02d}_*.ipynb")):
         missing.append(f"a notebook notebooks/{exercise.lesson:02d}_*.ipynb")
     check = root / (exercise.check.replace(".", "/") + ".py")
@@ -90,17 +84,46 @@ def test_every_judge_a_check_names_resolves():
     assert unresolved_judges(ROOT / "grader" / "checks") == []
 
 
-def test_a_missing_step_is_named(tmp_path):
-    """A course whose README, notebooks, lesson and mutants lack max_fn: each step is named."""
+def test_the_readme_lessons_table_is_what_grader_release_readme_writes(capsys):
+    assert readme.main(["--check"]) == 0, capsys.readouterr().err
+
+
+def test_a_stale_lessons_table_is_reported_with_the_command_to_run(tmp_path, capsys):
+    """A table that misses max_fn: --check names the row and the command and writes nothing;
+    the command rewrites the table alone."""
+    around = ("# A course\n\n## Lessons\n\n" + readme.BEGIN + "\n", "\n" + readme.END + "\n\n## Speed\n\nkept\n")
+    stale, fresh = (around[0] + table + around[1] for table in (readme.table().replace("`max_fn`, ", ""), readme.table()))
+    path = tmp_path / "README.md"
+    path.write_text(stale)
+    assert readme.main([str(path), "--check"]) == 1
+    said = capsys.readouterr().err
+    assert "\n-| 1. The residual and the verifier, in numpy | `01_max_fn` | `speculative_decoding_verify` |" in said
+    assert "\n+| 1. The residual and the verifier, in numpy | `01_max_fn` | `max_fn`, `speculative_decoding_verify` |" in said
+    assert said.endswith(f"Run `python -m grader.release.readme {path}` to rewrite it.\n")
+    assert path.read_text() == stale
+    assert readme.main([str(path)]) == 0 and path.read_text() == fresh
+    assert readme.main([str(path), "--check"]) == 0
+
+
+def test_a_readme_without_its_markers_or_a_lesson_without_a_title_is_refused(monkeypatch):
+    with pytest.raises(readme.TableError, match="between one line .* found 1 and 0"):
+        readme.rewritten(f"## Lessons\n\n{readme.BEGIN}\n| 1. The residual |\n", readme.HEADER)
+    monkeypatch.delitem(exercises.LESSONS, 1)
+    with pytest.raises(readme.TableError, match="lesson 1 has exercises but no title"):
+        readme.table()
+
+
+def test_a_missing_step_is_named(tmp_path, monkeypatch):
+    """A course whose notebooks, lesson and mutants lack max_fn, its lesson untitled: each step is named."""
+    monkeypatch.delitem(exercises.LESSONS, 1)
     (tmp_path / "notebooks").mkdir()
-    (tmp_path / "README.md").write_text("## Lessons\n\n| 1. The residual | `01_max_fn` | `speculative_decoding_verify` |\n")
     for package, body in (("solutions", "def max_fn(x):\n    return x\n"), ("lessons", "")):
         (tmp_path / package).mkdir()
         (tmp_path / package / "residual.py").write_text(body)
     (tmp_path / "grader" / "checks").mkdir(parents=True)
     (tmp_path / "grader" / "checks" / "max_fn.py").write_text("def start(check):\n    pass\n")
     assert missing_steps(exercises.get("max_fn"), tmp_path, set()) == [
-        "README.md's Lessons table names `max_fn` in lesson 1's row", "a notebook notebooks/01_*.ipynb",
+        "a title for lesson 1 in grader/exercises.py's LESSONS", "a notebook notebooks/01_*.ipynb",
         "a check grader.checks.max_fn with run(check)", "lessons/residual.py defines max_fn",
         "a mutant in tests/mutants/ whose EXERCISE is max_fn"]
 
