@@ -65,7 +65,8 @@ def test_a_bug_that_fails_at_t1_too_keeps_the_generic_hint(tmp_path):
     assert not any("same logits_processor as p" in f.hint for f in laws)
 
 
-# the hint of each natural bug's first failing property: tests/test_mutants.py's FIRST_HINTS
+# the hint of each natural bug's first failing property: FIRST_HINT in its file of tests/mutants/, which
+# tests/test_mutants.py checks
 
 
 def test_a_correct_loop_gets_no_bug_specific_hint():

@@ -10,6 +10,16 @@ A mutant is a small file in ``tests/mutants/``::
 ``build`` applies the patches to ``solutions/<MODULE>.py`` (each old text must occur
 exactly once) and writes the result to a new file, which ``--impl`` can check.
 
+A mutant of ``tests/mutants/`` also holds what tests/test_mutants.py expects of it
+beyond failing, each an optional non-empty string::
+
+    NAMED = "the name"        # words the message of its verdict's first finding must hold:
+                              # a usual mistake (grader/judges/mistakes.py) named
+    FIRST_HINT = "the words"  # words the hint of its first failing property must hold
+    SLOW = "why"              # it runs only under ``pytest -m slow``, and why (its seconds)
+
+A slow mutant holds no NAMED or FIRST_HINT (the words are checked in the default run).
+
 A valid variant (``tests/valid_variants/``) has the same form: the reference written
 another correct way, which its checks must pass. It may name several checks
 (``EXERCISES = ("speculative_generate", "kv_cache")``) and the properties that do not
@@ -36,6 +46,9 @@ class Mutant:
     module: str
     patches: list[tuple[str, str]]
     not_applicable: dict[str, str] = field(default_factory=dict)  # property name -> why
+    named: str = ""  # NAMED: words its verdict's first finding's message must hold ("": none)
+    first_hint: str = ""  # FIRST_HINT: words that finding's hint must hold ("": none)
+    slow: str = ""  # SLOW: why it runs only under -m slow ("": it runs by default)
 
     @property
     def exercise(self) -> str:
@@ -46,13 +59,34 @@ class Mutant:
         return name not in self.not_applicable
 
 
+EXPECTATIONS = {"NAMED": "the words its verdict must use for its mistake",  # field -> what its text is
+                "FIRST_HINT": "the words the hint of its first failing property must hold",
+                "SLOW": "why it runs only under -m slow"}
+FIELDS = {"EXERCISE", "EXERCISES", "MODULE", "PATCHES", "NOT_APPLICABLE", *EXPECTATIONS}
+
+
 def load(path: Path) -> Mutant:
+    """The mutant or patched variant in the file ``path``.
+
+    Raises ValueError naming the file for an upper-case name that is no field (a misspelt
+    ``FIRST_HINTS`` would leave its words unchecked) and for an expectation that is not a
+    non-empty string (an empty one is in every text)."""
     spec = importlib.util.spec_from_file_location(f"mutant_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    unknown = sorted(n for n in vars(module) if n.isupper() and not n.startswith("_") and n not in FIELDS)
+    if unknown:
+        raise ValueError(f"{path}: unknown field {', '.join(unknown)}; a mutant's fields are {', '.join(sorted(FIELDS))}")
+    expected = {}
+    for name, meaning in EXPECTATIONS.items():
+        if hasattr(module, name):
+            value = getattr(module, name)
+            if not isinstance(value, str) or not value.strip():
+                raise ValueError(f"{path}: {name} must be a non-empty string, {meaning}; got {value!r}")
+            expected[name.lower()] = value
     exercises = getattr(module, "EXERCISES", None) or (module.EXERCISE,)
     return Mutant(path.stem, " ".join((module.__doc__ or "").split()), tuple(exercises), module.MODULE,
-                  list(module.PATCHES), dict(getattr(module, "NOT_APPLICABLE", {})))
+                  list(module.PATCHES), dict(getattr(module, "NOT_APPLICABLE", {})), **expected)
 
 
 def build(mutant: Mutant, directory: Path) -> Path:

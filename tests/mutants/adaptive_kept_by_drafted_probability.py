@@ -8,3 +8,4 @@ PATCHES = [("""        if confidence < threshold:  # one host sync per draft: th
         if (confidence if processor.is_greedy else q[token]) < threshold:
             break
         ids[0, end + i] = token""")]
+SLOW = "one of the longest loop mutants, 9-27 s at load 5"

@@ -2,3 +2,4 @@
 EXERCISE = "batched_generate"
 MODULE = "batched"
 PATCHES = [("            unfed = row_drafts[-1:] if n == k else []", "            unfed = []")]
+FIRST_HINT = "the drafter has never run on its last draft"

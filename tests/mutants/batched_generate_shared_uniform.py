@@ -5,3 +5,4 @@ PATCHES = [(
     "    u = torch.rand((batch, k), generator=generator, dtype=p.dtype, device=p.device)",
     "    u = torch.rand(k, generator=generator, dtype=p.dtype, device=p.device).expand(batch, k)",
 )]
+SLOW = "one of the longest loop mutants, 9-24 s in CI"

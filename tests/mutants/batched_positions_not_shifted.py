@@ -5,3 +5,4 @@ PATCHES = [(
     "        positions = (self.mask.cumsum(dim=1) - 1).clamp(min=0)",
     "        positions = torch.arange(self.mask.shape[1], device=self.mask.device).expand_as(self.mask)",
 )]
+FIRST_HINT = "positions must count each row's real tokens"

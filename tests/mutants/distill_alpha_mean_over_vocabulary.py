@@ -2,3 +2,4 @@
 EXERCISE = "expected_acceptance"
 MODULE = "distill"
 PATCHES = [('return torch.minimum(p, q).sum(dim=-1)', 'return torch.minimum(p, q).mean(dim=-1)')]
+NAMED = "the mean over the vocabulary where their sum is meant"

@@ -6,3 +6,4 @@ PATCHES = [
     ('q = drafter(texts).logits[:, start:-1].softmax(dim=-1)',
      'q = drafter(texts).logits[:, start + 1:].softmax(dim=-1)'),
 ]
+NAMED = "α measured one position late"

@@ -4,3 +4,4 @@ MODULE = "distill"
 PATCHES = [
     ("log_m = torch.logaddexp(log_p, log_q) - math.log(2.0)", "log_m = torch.logaddexp(log_p, log_q)"),
 ]
+NAMED = "the JSD with m = p + q"

@@ -7,3 +7,4 @@ PATCHES = [
     ('log_q = (draft_logits / temperature).log_softmax(dim=-1)',
      'log_q = draft_logits / temperature'),
 ]
+NAMED = "the formula on raw logits"

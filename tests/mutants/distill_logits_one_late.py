@@ -6,3 +6,4 @@ PATCHES = [
     ('draft_logits = drafter(ids).logits[:, prompts.shape[1] - 1 : -1]',
      'draft_logits = drafter(ids).logits[:, prompts.shape[1] :]'),
 ]
+NAMED = "a step whose drafter logits are one position late"

@@ -3,3 +3,4 @@ EXERCISE = "distillation_loss"
 MODULE = "distill"
 PATCHES = [('return (log_a.exp() * (log_a - log_b)).sum(dim=-1)',
             'return (log_a.exp() * (log_a - log_b)).mean(dim=-1)')]
+NAMED = "the mean over the vocabulary where their sum is meant"

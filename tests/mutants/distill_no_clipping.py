@@ -4,3 +4,4 @@ MODULE = "distill"
 PATCHES = [
     ("        torch.nn.utils.clip_grad_norm_(drafter.parameters(), 1.0)\n", ""),
 ]
+NAMED = "a step whose gradient is not clipped to norm 1"

@@ -4,3 +4,4 @@ MODULE = "distill"
 PATCHES = [
     ('        optimizer.zero_grad(set_to_none=True)\n', ''),
 ]
+NAMED = "steps whose gradients accumulate"

@@ -5,3 +5,4 @@ PATCHES = [
     ('return kl(log_p, log_q)',
      'return kl(log_q, log_p)'),
 ]
+NAMED = "the value of reverse_kl (p and q swapped"

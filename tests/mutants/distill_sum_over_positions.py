@@ -6,3 +6,4 @@ PATCHES = [
     ('return divergence(log_p, log_q, kind).mean()',
      'return divergence(log_p, log_q, kind).sum()'),
 ]
+NAMED = "the sum over the 4 positions where their mean is meant"

@@ -4,3 +4,4 @@ EXERCISE = "on_policy_batch"
 MODULE = "distill"
 PATCHES = [('target_logits = target(ids).logits[:, prompt_length - 1 : -1]',
             'target_logits = target(ids).logits[:, prompt_length:]')]
+NAMED = "the logits one position late"

@@ -5,3 +5,4 @@ PATCHES = [
     ('return 0.5 * (log_p.exp() - log_q.exp()).abs().sum(dim=-1)',
      'return (log_p.exp() - log_q.exp()).abs().sum(dim=-1)'),
 ]
+NAMED = "twice the formula: total variation has a ½"

@@ -7,3 +7,4 @@ PATCHES = [(
     """    accepted = u < mass
 """,
 )]
+FIRST_HINT = "the acceptance was not renormalised"

@@ -8,3 +8,4 @@ PATCHES = [(
         true_features[:, :end + n] = target_step(target, ids[:, :end + n], again)[0]
 """,
 )]
+SLOW = "one of the longest loop mutants, 9-27 s at load 5"

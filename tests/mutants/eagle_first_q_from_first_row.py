@@ -5,3 +5,4 @@ PATCHES = [(
     """                q_rows.append(processor(head_logits[0, -1]))""",
     """                q_rows.append(processor(head_logits[0, 0]))""",
 )]
+NAMED = "the first draft's q taken from the head's first row"

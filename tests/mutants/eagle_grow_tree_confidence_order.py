@@ -5,3 +5,4 @@ PATCHES = [(
     """    kept = kept[scores[kept] > -torch.inf].sort().values.tolist()  # back in the order made""",
     """    kept = kept[scores[kept] > -torch.inf].tolist()""",
 )]
+NAMED = "kept nodes returned in confidence order"

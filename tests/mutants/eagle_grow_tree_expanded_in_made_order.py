@@ -8,3 +8,4 @@ PATCHES = [(
     """        best = child_scores.topk(min(top_k, child_scores.numel())).indices.sort().values
 """,
 )]
+NAMED = "a level's chosen nodes expanded in the order they were made"

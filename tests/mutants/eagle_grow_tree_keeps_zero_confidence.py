@@ -5,3 +5,4 @@ PATCHES = [(
     """    kept = kept[scores[kept] > -torch.inf].sort().values.tolist()  # back in the order made""",
     """    kept = kept.sort().values.tolist()  # back in the order made""",
 )]
+NAMED = "kept nodes of confidence 0 among the total most confident"

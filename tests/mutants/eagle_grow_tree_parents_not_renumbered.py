@@ -5,3 +5,4 @@ PATCHES = [(
     """    return [renumber[parents[node]] if parents[node] >= 0 else -1 for node in kept], tokens[kept]""",
     """    return [parents[node] for node in kept], tokens[kept]""",
 )]
+NAMED = "the parents are not renumbered among the kept nodes"

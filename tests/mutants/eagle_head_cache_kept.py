@@ -18,3 +18,4 @@ PATCHES = [(
     """        fed_true = end - 1 if k > 0 else fed_true
 """,
 )]
+SLOW = "one of the longest loop mutants, 9-27 s at load 5"

@@ -6,3 +6,4 @@ PATCHES = [
     ('''        roll_back(head_cache, end - 1)  # the pairs built on predicted features go
 ''', ''),
 ]
+NAMED = "call 4 of the head fed it no pairs, its cache already holding 5"

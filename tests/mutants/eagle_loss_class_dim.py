@@ -8,3 +8,4 @@ PATCHES = [(
     """    token_loss = nn.functional.cross_entropy(head_logits, p)
 """,
 )]
+NAMED = "the cross-entropy over dim 1, the positions"

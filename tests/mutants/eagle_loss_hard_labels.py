@@ -7,3 +7,4 @@ PATCHES = [(
     """    p = nn.functional.one_hot(target_logits.detach().argmax(-1), target_logits.shape[-1]).to(head_logits.dtype)
 """,
 )]
+NAMED = "the cross-entropy against the target's argmax token"

@@ -7,3 +7,4 @@ PATCHES = [(
     """    token_loss = -(p * head_logits.log_softmax(-1)).mean()
 """,
 )]
+NAMED = "the cross-entropy averaged over the vocabulary where its sum is meant"

@@ -7,3 +7,4 @@ PATCHES = [(
     """    feature_loss = nn.functional.mse_loss(predicted, features.detach())
 """,
 )]
+NAMED = "the mean squared error where smooth L1 is meant"

@@ -7,3 +7,4 @@ PATCHES = [(
     """    pairs = torch.cat([head.embed(tokens), features], dim=-1)
 """,
 )]
+FIRST_HINT = "the pair's halves are swapped"

@@ -11,3 +11,4 @@ PATCHES = [(
                 ids[0, end + i] = torch.multinomial(q_rows[-1], 1)[0]
 """,
 )]
+NAMED = "the drafts' q taken without logits_processor"

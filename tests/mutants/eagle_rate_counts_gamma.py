@@ -5,3 +5,4 @@ PATCHES = [(
     """        drafted, accepted = drafted + k, accepted + n""",
     """        drafted, accepted = drafted + gamma, accepted + n""",
 )]
+NAMED = "the drafted count advanced by gamma instead of by the drafts made"

@@ -7,3 +7,4 @@ PATCHES = [(
     """        end += min(n, first_stop) + 1
         roll_back(target_cache, end - 2)""",
 )]
+NAMED = "the target's cache cropped one too short"

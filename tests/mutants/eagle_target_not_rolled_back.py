@@ -6,3 +6,4 @@ PATCHES = [(
 """,
     "",
 )]
+SLOW = "one of the longest loop mutants, 9-27 s at load 5"

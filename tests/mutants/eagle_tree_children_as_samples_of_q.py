@@ -30,3 +30,4 @@ PATCHES = [(
     """        index, token = multi_draft_sampling(p[row], grow_tree.q_of_row[row].to(p.dtype), tokens[rows - 1])
 """,
 )]
+SLOW = "one of the longest loop mutants, 9-27 s at load 5"

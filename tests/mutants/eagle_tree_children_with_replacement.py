@@ -12,3 +12,4 @@ PATCHES = [(
     """    rest = max_fn(target_dist)
 """,
 )]
+SLOW = "one of the longest loop mutants, 9-27 s at load 5"

@@ -7,3 +7,4 @@ PATCHES = [(
     """        k = depth
         parents, nodes = [], ids.new_zeros(0)""",
 )]
+NAMED = "a tree depth not capped at min(depth, tokens left − 1)"

@@ -7,3 +7,4 @@ PATCHES = [(
     """        true_features[:, end:end + n + 1] = features[:, rows]
 """,
 )]
+SLOW = "one of the longest loop mutants, 9-27 s at load 5"

@@ -9,3 +9,4 @@ PATCHES = [
      '''        end += n + 1
     return ids[0, prompt_len:end].tolist(), accepted / rounds if rounds else 0.0'''),
 ]
+NAMED = "call 4 of the head fed it no pairs, its cache already holding 7"

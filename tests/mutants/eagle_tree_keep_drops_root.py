@@ -6,3 +6,4 @@ PATCHES = [(
     """        keep_positions(target_cache, torch.cat([torch.arange(end, device=device), end - 1 + rows[1:]]))""",
     """        keep_positions(target_cache, torch.cat([torch.arange(end - 1, device=device), end - 1 + rows[1:]]))""",
 )]
+NAMED = "the target's cache left short after a round"

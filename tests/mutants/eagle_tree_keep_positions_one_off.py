@@ -5,3 +5,4 @@ PATCHES = [(
     """        keep_positions(target_cache, torch.cat([torch.arange(end, device=device), end - 1 + rows[1:]]))""",
     """        keep_positions(target_cache, torch.cat([torch.arange(end, device=device), end + rows[1:]]))""",
 )]
+NAMED = "keep_positions given positions one off"

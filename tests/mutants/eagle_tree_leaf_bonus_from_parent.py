@@ -5,3 +5,4 @@ PATCHES = [(
     """    return path, sample(p[row])""",
     """    return path, sample(p[path[-2] if len(path) > 1 else 0])""",
 )]
+NAMED = "a leaf's bonus drawn from its parent's row of p"

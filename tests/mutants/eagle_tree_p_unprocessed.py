@@ -5,3 +5,4 @@ PATCHES = [(
     """        path, token = walk_deterministic_tree(processor(logits[0]), parents, nodes)""",
     """        path, token = walk_deterministic_tree(logits[0].softmax(-1), parents, nodes)""",
 )]
+NAMED = "the target's p taken without logits_processor"

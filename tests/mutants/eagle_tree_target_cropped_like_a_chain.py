@@ -7,3 +7,4 @@ PATCHES = [(
     """        roll_back(target_cache, end + n)
 """,
 )]
+SLOW = "one of the longest loop mutants, 9-27 s at load 5"

@@ -7,3 +7,4 @@ PATCHES = [(
     """        row = children[row][index] - 1
         path.append(row)""",
 )]
+NAMED = "a walk that never advances: it descends to node i instead of row 1 + i"

@@ -12,3 +12,4 @@ PATCHES = [(
     return total
 """,
 )]
+NAMED = "the last step's loss alone, where the mean over the steps is meant"

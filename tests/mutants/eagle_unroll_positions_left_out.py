@@ -2,3 +2,4 @@
 EXERCISE = "unrolled_loss"
 MODULE = "eagle"
 PATCHES = [("attention_bias(allowed, features.dtype), (root + step).T)", "attention_bias(allowed, features.dtype), None)")]
+NAMED = "the loss of steps whose forward is given no position_ids"

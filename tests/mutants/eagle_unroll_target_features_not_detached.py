@@ -7,3 +7,4 @@ PATCHES = [(
 """,
     "",
 )]
+FIRST_HINT = "also step 0's input"

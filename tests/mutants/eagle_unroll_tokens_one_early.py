@@ -5,3 +5,4 @@ PATCHES = [(
     """        predicted, logits = feature_draft_step(head, predicted[:, :n], tokens[:, step + 1:], cache,""",
     """        predicted, logits = feature_draft_step(head, predicted[:, :n], tokens[:, max(step, 1):][:, :n], cache,""",
 )]
+NAMED = "the loss of steps j ≥ 1 fed x_(t+j), one token early"

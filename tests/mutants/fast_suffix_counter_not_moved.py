@@ -3,3 +3,4 @@ the next verification is written after the whole previous tree, its padding incl
 EXERCISE = "fast_suffix_generate"
 MODULE = "suffix"
 PATCHES = [("        keep_path(target_model.cache, end - 1, rows, width)\n", "")]
+SLOW = "one of the longest loop mutants, 9-27 s at load 5"

@@ -11,3 +11,4 @@ PATCHES = [
      "        target_model.prefill(ids, end - 1, processor, stop_ids)\n"
      "        attention_mask, positions = static_tree_attention("),
 ]
+NAMED = "expected one StaticCache for the whole call"

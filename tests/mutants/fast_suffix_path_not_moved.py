@@ -5,3 +5,4 @@ EXERCISE = "fast_suffix_generate"
 MODULE = "suffix"
 PATCHES = [("        keep_path(target_model.cache, end - 1, rows, width)",
             "        target_model.cache.crop(-(width - 1 - n))")]
+FIRST_HINT = "must sit right after the root"

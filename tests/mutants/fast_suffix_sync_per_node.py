@@ -12,3 +12,4 @@ PATCHES = [
      "        mask, depths = (t.to(device) for t in tree_layout(parents))\n"
      "        attention_mask, positions = static_tree_attention("),
 ]
+NAMED = "accepted nodes; expected at most"

@@ -2,3 +2,4 @@
 EXERCISE = "greedy_match"
 MODULE = "verification"
 PATCHES = [("mismatch = torch.cat([best[:k] != candidate_tokens", "mismatch = torch.cat([best[1:] != candidate_tokens")]
+NAMED = "each draft compared with the argmax of the next row"

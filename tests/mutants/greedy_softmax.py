@@ -7,3 +7,4 @@ PATCHES = [(
         return probs.scatter_(-1, best, 1.0)""",
     """        return torch.softmax(logits.to(probability_dtype(logits.dtype)), dim=-1)""",
 )]
+NAMED = "the softmax of the logits: greedy is a one-hot distribution"

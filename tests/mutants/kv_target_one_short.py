@@ -7,3 +7,4 @@ PATCHES = [(
     """        roll_back(drafter_cache, end - 1)
         roll_back(target_cache, end - 2)""",
 )]
+SLOW = "one of the longest loop mutants, 9-24 s in CI"

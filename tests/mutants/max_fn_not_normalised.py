@@ -3,3 +3,4 @@ EXERCISE = "max_fn"
 MODULE = "residual"
 PATCHES = [("    return positive / torch.where(total > 0, total, torch.ones_like(total))",
             "    return positive")]
+NAMED = "max(0, x) not normalised"

@@ -5,3 +5,4 @@ PATCHES = [(
     "        rejected_idx, token = speculative_sampling(p, point_masses, ids[0, end : end + k])\n",
     "        rejected_idx, token = torch.tensor(k), logits_processor.sample(p[k])\n",
 )]
+SLOW = "one of the longest loop mutants, 9-27 s at load 5"

@@ -5,3 +5,4 @@ PATCHES = [(
     "        token = storage.next_token(text + drafts)\n",
     "        token = storage.next_token(text)\n",
 )]
+SLOW = "one of the longest loop mutants, 9-24 s in CI"

@@ -5,3 +5,4 @@ PATCHES = [(
     "            if kept in stop_ids:\n",
     "            if kept in stop_ids and i == n:\n",
 )]
+SLOW = "one of the longest loop mutants, 9-24 s in CI"

@@ -8,3 +8,4 @@ PATCHES = [(
     "        rejected_idx = mismatch.to(torch.uint8).argmax()\n"
     "        token = logits_processor.sample(p[rejected_idx])  # fresh: may be the rejected draft again\n",
 )]
+SLOW = "one of the longest loop mutants, 9-27 s at load 5"

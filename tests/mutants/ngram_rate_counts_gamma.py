@@ -5,3 +5,4 @@ PATCHES = [(
     "        drafted, accepted = drafted + k, accepted + n\n",
     "        drafted, accepted = drafted + gamma, accepted + n\n",
 )]
+SLOW = "one of the longest loop mutants, 9-24 s in CI"

@@ -6,3 +6,4 @@ PATCHES = [(
     "        rejected_idx, token = speculative_sampling(p, point_masses, ids[0, end : end + k])\n"
     "        token = logits_processor.sample(p[rejected_idx])\n",
 )]
+SLOW = "one of the longest loop mutants, 9-24 s in CI"

@@ -3,3 +3,4 @@ EXERCISE = "processors"
 MODULE = "sampling"
 PATCHES = [("        return torch.softmax(self._filter(logits), dim=-1)",
             "        return torch.log_softmax(self._filter(logits), dim=-1)")]
+NAMED = "log-probabilities (log_softmax) where probabilities are meant"

@@ -3,3 +3,4 @@ EXERCISE = "processors"
 MODULE = "sampling"
 PATCHES = [("        return torch.softmax(self._filter(logits), dim=-1)",
             "        return torch.softmax(self._filter(logits), dim=0)")]
+NAMED = "a softmax over the first dim"

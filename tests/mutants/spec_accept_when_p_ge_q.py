@@ -18,3 +18,4 @@ def speculative_sampling(target_dists, proposal_dists, candidate_tokens):
     return rejected_idx, sample(residuals[rejected_idx])
 ''',
 )]
+SLOW = "one of the longest loop mutants, 9-24 s in CI"

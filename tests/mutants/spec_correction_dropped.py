@@ -6,3 +6,4 @@ PATCHES = [(
     "        if rejected_idx == k:\n"
     "            ids.index_copy_(1, (end + rejected_idx).view(1), token.view(1, 1))",
 )]
+SLOW = "one of the longest loop mutants, 9-24 s in CI"

@@ -5,3 +5,4 @@ PATCHES = [(
     "        if skip_sample_adjustment:",
     "        if True:",
 )]
+SLOW = "one of the longest loop mutants, 9-27 s at load 5"

@@ -5,3 +5,4 @@ PATCHES = [(
     "torch.tensor(as_list(eos_tokens_id), dtype=torch.long, device=device)",
     "torch.tensor(as_list(eos_tokens_id)[:1], dtype=torch.long, device=device)",
 )]
+SLOW = "one of the longest loop mutants, 9-27 s at load 5"

@@ -5,3 +5,4 @@ PATCHES = [(
     "forward(target, ids, end, target_cache, rows=1)",
     "forward(drafter, ids, end, drafter_cache, rows=1)",
 )]
+SLOW = "one of the longest loop mutants, 9-24 s in CI"

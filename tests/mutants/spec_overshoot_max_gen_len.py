@@ -5,3 +5,4 @@ PATCHES = [
     ("torch.full((1, total_len), pad_token_id", "torch.full((1, total_len + gamma + 1), pad_token_id"),
     ("k = min(gamma, total_len - end - 1)", "k = gamma"),
 ]
+SLOW = "one of the longest loop mutants, 9-24 s in CI"

@@ -9,3 +9,4 @@ PATCHES = [(
         ids[0, end + i] = processor.sample(processor(logits))
         rows.append(torch.softmax(logits, dim=-1))""",
 )]
+SLOW = "21 s in CI; tests/test_verdicts.py grades it by default and holds its failure and hint"

@@ -5,3 +5,4 @@ PATCHES = [(
     "drafted, accepted = drafted + k, accepted + n",
     "drafted, accepted = drafted + gamma, accepted + n",
 )]
+FIRST_HINT = "divides by gamma drafts in every round"

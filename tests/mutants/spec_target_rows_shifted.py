@@ -5,3 +5,4 @@ PATCHES = [(
     "forward(target, ids, end + k, target_cache, rows=k + 1)",
     "forward(target, ids, end + k + 1, target_cache, rows=k + 1)",
 )]
+SLOW = "one of the longest loop mutants, 9-24 s in CI"

@@ -5,3 +5,4 @@ PATCHES = [(
     "        if (end - prompt_len) % HOST_READ_EVERY == 0 and stops[0, prompt_len:end].any():  # the host's read",
     "        if stops[0, prompt_len:end].any():",
 )]
+SLOW = "one of the longest loop mutants, 9-24 s in CI"

@@ -5,3 +5,4 @@ PATCHES = [(
     "        k = min(gamma, total_len - end - 1)",
     "        k = gamma",
 )]
+SLOW = "one of the longest loop mutants, 9-24 s in CI"

@@ -2,3 +2,4 @@
 EXERCISE = "static_cache"
 MODULE = "fast"
 PATCHES = [("drafted, accepted = drafted + k, accepted + n", "drafted, accepted = drafted + gamma, accepted + n")]
+FIRST_HINT = "divides by gamma drafts in every round"

@@ -8,3 +8,4 @@ PATCHES = [(
             state = self.link[state]""",
     """        self.count[cur] += 1""",
 )]
+FIRST_HINT = "the counts are not"

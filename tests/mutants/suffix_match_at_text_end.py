@@ -8,3 +8,4 @@ PATCHES = [(
 """,
     "",
 )]
+NAMED = "a match that occurs only at the text's end"

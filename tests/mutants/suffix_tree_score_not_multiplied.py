@@ -2,3 +2,4 @@
 EXERCISE = "suffix_tree"
 MODULE = "suffix"
 PATCHES = [("            child_score = score * count / total", "            child_score = count / total")]
+FIRST_HINT = "a child scored above its parent"

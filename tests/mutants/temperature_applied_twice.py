@@ -5,3 +5,4 @@ PATCHES = [(
     "        logits = logits.to(probability_dtype(logits.dtype)) / self.temperature",
     "        logits = logits.to(probability_dtype(logits.dtype)) / self.temperature / self.temperature",
 )]
+NAMED = "divided by the temperature twice"

@@ -5,3 +5,4 @@ PATCHES = [(
     "        logits = logits.to(probability_dtype(logits.dtype)) / self.temperature",
     "        logits = logits.to(probability_dtype(logits.dtype))",
 )]
+NAMED = "the temperature is left out"

@@ -5,3 +5,4 @@ PATCHES = [(
     "keep_positions(target_cache, torch.cat([kept, end - 1 + path[:n]]))",
     "keep_positions(target_cache, torch.arange(end + n, device=device))",
 )]
+SLOW = "one of the longest loop mutants, 9-27 s at load 5"

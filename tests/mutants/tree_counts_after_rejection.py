@@ -2,3 +2,4 @@
 EXERCISE = "tree_generate"
 MODULE = "trees"
 PATCHES = [("        n = n + alive\n", "        n = n + (index < children)\n")]
+FIRST_HINT = "must add nothing, to the count or to the output"

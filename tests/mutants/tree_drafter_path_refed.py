@@ -5,3 +5,4 @@ PATCHES = [(
     "keep_positions(drafter_cache, torch.cat([kept, end - 1 + path[: min(n, k - 1)]]))",
     "keep_positions(drafter_cache, kept)",
 )]
+SLOW = "one of the longest loop mutants, 9-27 s at load 5"

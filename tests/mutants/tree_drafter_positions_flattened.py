@@ -2,3 +2,4 @@
 EXERCISE = "tree_generate"
 MODULE = "trees"
 PATCHES = [("depths[:drafted], cache, rows=width)", "torch.arange(1, drafted + 1), cache, rows=width)")]
+SLOW = "one of the longest loop mutants, 9-27 s at load 5"

@@ -2,3 +2,4 @@
 EXERCISE = "tree_attention"
 MODULE = "trees"
 PATCHES = [("mask[i] |= mask[parent]", "mask[i, parent] = True")]
+NAMED = "each node's parent marked, not its other ancestors"

@@ -2,3 +2,4 @@
 EXERCISE = "tree_attention"
 MODULE = "trees"
 PATCHES = [("    return mask, depths\n", "    return mask.T.contiguous(), depths\n")]
+NAMED = "the mask transposed"
