@@ -55,7 +55,7 @@ only those and the reference; the checks import only those (and the reference
 ``implementation``, the runner or a learner's package; the runner imports the checks and
 ``implementation``, never a judge; the release imports only the shared records and the
 decider's stubbed reference (its public reference is stubbed alike), and reads ``solutions``
-as text; ``solutions`` imports nothing of the grader (its ``EXPORTS`` are read as text); no
+as text; ``solutions`` imports nothing of the grader (its ``MODULES`` and modules' ``__all__`` are read as text); no
 part imports ``lessons`` by name; no part of grading (the checks, judges, oracle, decider,
 runner, observers and shared records) imports ``bench``, ``audit`` or ``studies``. The
 runner runs the checks' own code to make their calls in order, statistics included

@@ -93,26 +93,52 @@ def _package_folder(package: str) -> Path | None:
 
 
 def exports() -> dict[str, tuple[str, ...]]:
-    """``EXPORTS`` of the reference's ``solutions/__init__.py`` ({module: the names the package
-    exports from it}), read as a literal from the source its finder gives: nothing of the
-    reference runs for it, and a grading runner, whose sandbox hides the reference's folder,
-    reads the source the decider sent (grader/runner/reference.py). Raises ValueError when
-    the file holds no such literal."""
-    spec = importlib.util.find_spec("solutions")
-    source = spec.loader.get_source("solutions") if spec is not None and spec.loader is not None else None
+    """``EXPORTS`` of the reference ({module: the names the package exports from it}): the
+    ``MODULES`` literal of ``solutions/__init__.py`` and each module's ``__all__`` literal, read
+    from their sources. Nothing of the reference runs for it, and a grading runner, whose
+    sandbox hides the reference's folder, reads the sources the decider sent
+    (grader/runner/reference.py). Raises ValueError when a source is missing or holds no
+    such literal."""
+    package = importlib.util.find_spec("solutions")
+    if package is None or package.loader is None:
+        raise ValueError("no package `solutions` to read the reference's exports from")
+    modules = _literal(_source(package, "solutions"), "solutions/__init__.py", "MODULES", "(module, ...)")
+    return {module: _literal(_source(package, f"solutions.{module}"), f"solutions/{module}.py", "__all__",
+                             "[name, ...]") for module in modules}
+
+
+def _source(package: importlib.machinery.ModuleSpec, name: str) -> str:
+    """The source of ``name``, the package itself or one of its modules, never importing it:
+    a module of a folder as the path finder finds it there, one of sent sources from the
+    package's loader, which holds them all. Raises ValueError when there is none."""
+    try:
+        if name == package.name:
+            source = package.loader.get_source(name)
+        elif package.submodule_search_locations:
+            spec = importlib.machinery.PathFinder.find_spec(name, package.submodule_search_locations)
+            source = spec.loader.get_source(name) if spec is not None and spec.loader is not None else None
+        else:
+            source = package.loader.get_source(name)
+    except (ImportError, KeyError, OSError):
+        source = None
     if source is None:
-        raise ValueError("no source of the package `solutions` to read its EXPORTS from")
+        raise ValueError(f"no source of the module `{name}` to read the reference's exports from")
+    return source
+
+
+def _literal(source: str, path: str, variable: str, form: str) -> tuple[str, ...]:
+    """The tuple or list of strings assigned to ``variable`` at the top of ``source``, as a
+    tuple. Raises ValueError, naming ``path`` and the expected ``form``, when there is none."""
     for node in ast.parse(source).body:
-        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["EXPORTS"]:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [variable]:
             try:
                 found = ast.literal_eval(node.value)
             except ValueError:  # an expression that is not a literal: fails below
                 break
-            if type(found) is dict and all(type(names) is tuple and all(type(n) is str for n in names)
-                                           for names in found.values()):
-                return found
-    raise ValueError("solutions/__init__.py has no `EXPORTS = {module: (name, ...)}` literal; expected "
-                     "the names the reference exports, by module")
+            if type(found) in (tuple, list) and all(type(name) is str for name in found):
+                return tuple(found)
+    raise ValueError(f"{path} has no `{variable} = {form}` literal of strings; expected the names "
+                     f"the reference exports, written out")
 
 
 def install() -> None:

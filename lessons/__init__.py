@@ -5,7 +5,7 @@ max_fn``), so a lesson you are still writing never stops the others from importi
 """
 import importlib
 
-_MODULES = {  # name -> its module, written from solutions/__init__.py's EXPORTS
+_MODULES = {  # name -> its module, written from the reference's modules' __all__
     "LogitsProcessor": "sampling",
     "GreedyProcessor": "sampling",
     "MultinomialProcessor": "sampling",

@@ -13,6 +13,8 @@ from lessons.sampling import GreedyProcessor, LogitsProcessor  # your lesson-0 p
 # reference's in place of the import above (where your course has solutions/):
 #   from solutions.sampling import GreedyProcessor, LogitsProcessor
 
+__all__ = ["autoregressive_generate"]
+
 
 @torch.inference_mode()  # no autograd bookkeeping at all: a few percent faster than no_grad
 def autoregressive_generate(

@@ -43,6 +43,8 @@ from lessons.verification import sample  # noqa: F401  (one token per row, no ho
 # functions, and the reference is refused only for the exercise being graded.
 # The checks pass processors of their own, so a loop is graded before lesson 0 is done.
 
+__all__ = ["batched_speculative_sampling", "batched_speculative_generate"]
+
 
 def batched_speculative_sampling(target_dists: torch.Tensor, proposal_dists: torch.Tensor,
                                  candidate_tokens: torch.Tensor, generator: torch.Generator | None = None):

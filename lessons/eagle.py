@@ -77,6 +77,9 @@ from lessons.verification import sample, speculative_sampling  # noqa: F401  (le
 # functions, and the reference is refused only for the exercise being graded.
 # The checks pass processors of their own, so a loop is graded before lesson 0 is done.
 
+__all__ = ["verify_deterministic_children", "feature_draft_step", "eagle_loss", "unrolled_eagle_loss",
+           "eagle_generate", "grow_tree", "eagle_tree_generate", "FeatureHead", "load_feature_head"]
+
 
 def verify_deterministic_children(target_dist: torch.Tensor, children: torch.Tensor,
                                   generator: torch.Generator | None = None):

@@ -31,6 +31,8 @@ from lessons.verification import speculative_sampling  # noqa: F401  (your lesso
 # functions, and the reference is refused only for the exercise being graded.
 # The checks pass processors of their own, so a loop is graded before lesson 0 is done.
 
+__all__ = ["speculative_generate"]
+
 COLOURS = {"accepted": "\033[32m", "rejected": "\033[9;31m", "correction": "\033[33m",
            "bonus": "\033[36m", "end": "\033[0m"}
 

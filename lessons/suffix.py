@@ -76,6 +76,9 @@ from lessons.verification import speculative_sampling  # noqa: F401  (lesson 2)
 # functions, and the reference is refused only for the exercise being graded.
 # The checks pass processors of their own, so a loop is graded before lesson 0 is done.
 
+__all__ = ["SuffixIndex", "speculation_tree", "suffix_speculative_generate", "adaptive_speculative_generate",
+           "CorpusIndex", "corpus_index", "fast_suffix_speculative_generate"]
+
 MAX_MATCH = 64  # the loop looks for matches among the last MAX_MATCH tokens of the text
 
 

@@ -51,6 +51,8 @@ from lessons.verification import sample
 # functions, and the reference is refused only for the exercise being graded.
 # The checks pass processors of their own, so a loop is graded before lesson 0 is done.
 
+__all__ = ["multi_draft_sampling", "typical_acceptance", "tree_layout", "tree_speculative_generate"]
+
 MEDUSA_THRESHOLD = 0.09  # Medusa's posterior_threshold (epsilon)
 MEDUSA_ALPHA = 0.3  # Medusa's posterior_alpha (delta)
 

@@ -26,6 +26,8 @@ from lessons.residual import max_fn  # noqa: F401  (the residual after a rejecti
 # `grader check` and `grader grade` both accept it: each exercise is graded on its own
 # functions, and the reference is refused only for the exercise being graded.
 
+__all__ = ["speculative_decoding_verify", "speculative_sampling", "greedy_match"]
+
 
 def speculative_decoding_verify(draft_tokens, draft_probs, target_probs, vocab_size) -> list[int]:
     """The numpy warm-up: verify the ``k`` drafts one at a time, as in the paper.

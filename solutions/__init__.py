@@ -1,30 +1,17 @@
 """The reference implementation of every exercise (same names as ``lessons``).
 
-``EXPORTS`` is the one list of the names ``solutions`` and ``lessons`` export, by module: each
-is imported here from its module, the grader reads the list as text (``grader.exercises``) and
-lessons/__init__.py is written from it. Every other module of ``solutions`` is also the source
-of its lesson: ``python -m grader.release.lessons`` writes ``lessons/``.
+``MODULES`` lists the package's modules in the course's order, and each module's ``__all__``
+names what it exports; ``EXPORTS`` gathers them, by module. Both are literals: the grader
+reads them as text (``grader.exercises.EXPORTS``), never importing the reference, and
+lessons/__init__.py is written from them. Every module of ``solutions`` is also the source of
+its lesson: ``python -m grader.release.lessons`` writes ``lessons/``.
 """
 import importlib
 
-EXPORTS = {  # module of solutions/ and lessons/ -> the names both packages export from it (a literal)
-    "sampling": ("LogitsProcessor", "GreedyProcessor", "MultinomialProcessor", "TopKProcessor",
-                 "NucleusProcessor", "TopKNucleusProcessor"),
-    "autoregressive": ("autoregressive_generate",),
-    "residual": ("max_fn",),
-    "verification": ("speculative_decoding_verify", "speculative_sampling", "greedy_match"),
-    "speculative": ("speculative_generate",),
-    "ngram": ("NGramStorage", "PromptLookup", "ngram_assisted_speculative_generate"),
-    "trees": ("multi_draft_sampling", "typical_acceptance", "tree_layout", "tree_speculative_generate"),
-    "fast": ("fast_speculative_generate", "fast_autoregressive_generate"),
-    "batched": ("batched_speculative_sampling", "batched_speculative_generate"),
-    "distill": ("expected_acceptance", "distillation_loss", "on_policy_batch", "train_drafter"),
-    "eagle": ("verify_deterministic_children", "feature_draft_step", "eagle_loss", "unrolled_eagle_loss",
-              "eagle_generate", "grow_tree", "eagle_tree_generate", "FeatureHead", "load_feature_head"),
-    "suffix": ("SuffixIndex", "speculation_tree", "suffix_speculative_generate", "adaptive_speculative_generate",
-               "CorpusIndex", "corpus_index", "fast_suffix_speculative_generate"),
-}
+MODULES = ("sampling", "autoregressive", "residual", "verification", "speculative", "ngram", "trees", "fast",
+           "batched", "distill", "eagle", "suffix")  # in the course's order (a literal)
 
+_modules = {module: importlib.import_module(f"solutions.{module}") for module in MODULES}
+EXPORTS = {module: tuple(found.__all__) for module, found in _modules.items()}
 __all__ = [name for names in EXPORTS.values() for name in names]
-for _module, _names in EXPORTS.items():
-    globals().update({name: getattr(importlib.import_module(f"solutions.{_module}"), name) for name in _names})
+globals().update({name: getattr(_modules[module], name) for module, names in EXPORTS.items() for name in names})

@@ -17,6 +17,8 @@ from solutions.sampling import GreedyProcessor, LogitsProcessor
 # #   from solutions.sampling import GreedyProcessor, LogitsProcessor
 # END SOLUTION
 
+__all__ = ["autoregressive_generate"]
+
 
 @torch.inference_mode()  # no autograd bookkeeping at all: a few percent faster than no_grad
 def autoregressive_generate(

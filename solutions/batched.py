@@ -50,6 +50,8 @@ from solutions.verification import sample
 # # The checks pass processors of their own, so a loop is graded before lesson 0 is done.
 # END SOLUTION
 
+__all__ = ["batched_speculative_sampling", "batched_speculative_generate"]
+
 
 def batched_speculative_sampling(target_dists: torch.Tensor, proposal_dists: torch.Tensor,
                                  candidate_tokens: torch.Tensor, generator: torch.Generator | None = None):

@@ -33,6 +33,8 @@ import math  # noqa: F401  (math.log(2.0), for the JSD)
 
 import torch
 
+__all__ = ["expected_acceptance", "distillation_loss", "on_policy_batch", "train_drafter"]
+
 KINDS = ("forward_kl", "reverse_kl", "jsd", "total_variation")
 
 

@@ -86,6 +86,9 @@ from solutions.verification import sample, speculative_sampling
 # # The checks pass processors of their own, so a loop is graded before lesson 0 is done.
 # END SOLUTION
 
+__all__ = ["verify_deterministic_children", "feature_draft_step", "eagle_loss", "unrolled_eagle_loss",
+           "eagle_generate", "grow_tree", "eagle_tree_generate", "FeatureHead", "load_feature_head"]
+
 
 def verify_deterministic_children(target_dist: torch.Tensor, children: torch.Tensor,
                                   generator: torch.Generator | None = None):

@@ -10,6 +10,9 @@ Exercise ``processors``: fill in every method that raises NotImplementedError, t
 """
 import torch
 
+__all__ = ["LogitsProcessor", "GreedyProcessor", "MultinomialProcessor", "TopKProcessor", "NucleusProcessor",
+           "TopKNucleusProcessor"]
+
 
 def probability_dtype(dtype: torch.dtype) -> torch.dtype:
     """Probabilities are computed in float64 for float64 logits, float32 otherwise."""

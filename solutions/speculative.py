@@ -37,6 +37,8 @@ from solutions.verification import speculative_sampling
 # # The checks pass processors of their own, so a loop is graded before lesson 0 is done.
 # END SOLUTION
 
+__all__ = ["speculative_generate"]
+
 COLOURS = {"accepted": "\033[32m", "rejected": "\033[9;31m", "correction": "\033[33m",
            "bonus": "\033[36m", "end": "\033[0m"}
 

@@ -85,6 +85,9 @@ from solutions.verification import speculative_sampling
 # # The checks pass processors of their own, so a loop is graded before lesson 0 is done.
 # END SOLUTION
 
+__all__ = ["SuffixIndex", "speculation_tree", "suffix_speculative_generate", "adaptive_speculative_generate",
+           "CorpusIndex", "corpus_index", "fast_suffix_speculative_generate"]
+
 MAX_MATCH = 64  # the loop looks for matches among the last MAX_MATCH tokens of the text
 
 

@@ -59,6 +59,8 @@ from solutions.verification import sample
 # # The checks pass processors of their own, so a loop is graded before lesson 0 is done.
 # END SOLUTION
 
+__all__ = ["multi_draft_sampling", "typical_acceptance", "tree_layout", "tree_speculative_generate"]
+
 MEDUSA_THRESHOLD = 0.09  # Medusa's posterior_threshold (epsilon)
 MEDUSA_ALPHA = 0.3  # Medusa's posterior_alpha (delta)
 

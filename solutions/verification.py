@@ -30,6 +30,8 @@ from solutions.residual import max_fn
 # # functions, and the reference is refused only for the exercise being graded.
 # END SOLUTION
 
+__all__ = ["speculative_decoding_verify", "speculative_sampling", "greedy_match"]
+
 
 def speculative_decoding_verify(draft_tokens, draft_probs, target_probs, vocab_size) -> list[int]:
     """The numpy warm-up: verify the ``k`` drafts one at a time, as in the paper.

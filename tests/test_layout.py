@@ -19,7 +19,7 @@ ALLOWED = {  # part -> the grader's parts and course packages it may import
     "oracle": set(),  # exact laws from their inputs alone: no reference code
     "observers": set(),
     "models": set(),
-    "exercises": {"sources"},  # EXPORTS, read from the text of solutions/__init__.py
+    "exercises": {"sources"},  # EXPORTS, read from the text of solutions/: MODULES and each module's __all__
     "verdict": set(),
     "wire": set(),
     "protocol": {"verdict"},  # a runner's Stop carries findings and a status
@@ -198,7 +198,7 @@ def test_a_judges_argument_declared_elsewhere_is_named(tmp_path, code, named):
 
 
 def test_the_reference_imports_nothing_of_the_grader():
-    """``solutions`` owns its ``EXPORTS`` (and ``__all__``): the grader reads them, never the reverse."""
+    """``solutions`` owns its exports (``MODULES``, each module's ``__all__``): the grader reads them, never the reverse."""
     assert not [f"{path.relative_to(ROOT)} imports {module}" for path in sorted((ROOT / "solutions").glob("*.py"))
                 for module in imported(ast.parse(path.read_text())) if part(module) == "grader"
                 and module != "grader.runner.reference"]  # lesson stubs' ReferenceWithheld: the release's
@@ -211,16 +211,27 @@ def test_the_grader_reads_the_references_exports():
     assert solutions.__all__ == [name for names in exercises.EXPORTS.values() for name in names]
 
 
-def test_exports_must_be_a_literal(tmp_path, monkeypatch):
-    """``EXPORTS`` is read from the reference's text, so it must be written as a literal."""
+@pytest.mark.parametrize("init, residual, said", [
+    ("MODULES = tuple(['residual'])\n", "__all__ = ['max_fn']\n",
+     "solutions/__init__.py has no `MODULES = (module, ...)` literal"),
+    ("MODULES = ('residual',)\n", "__all__ = [f.__name__ for f in (max_fn,)]\n",
+     "solutions/residual.py has no `__all__ = [name, ...]` literal"),
+    ("MODULES = ('residual', 'verification')\n", "__all__ = ['max_fn']\n",
+     "no source of the module `solutions.verification`")])
+def test_exports_must_be_literals(tmp_path, monkeypatch, init, residual, said):
+    """``EXPORTS`` is read from the reference's text, so ``MODULES`` and each module's
+    ``__all__`` must be written as literals, and every module listed must exist."""
     from grader import sources
     (tmp_path / "solutions").mkdir()
-    (tmp_path / "solutions" / "__init__.py").write_text("EXPORTS = dict(residual=('max_fn',))\n")
+    (tmp_path / "solutions" / "__init__.py").write_text(init)
+    (tmp_path / "solutions" / "residual.py").write_text(residual)
     monkeypatch.setattr(sources.importlib.util, "find_spec",
                         lambda name: sources.importlib.util.spec_from_file_location(
                             name, tmp_path / "solutions" / "__init__.py"))
-    with pytest.raises(ValueError, match="no `EXPORTS = {module: \\(name, ...\\)}` literal"):
+    with pytest.raises(ValueError, match=re.escape(said)):
         sources.exports()
+    assert "solutions.residual" not in sys.modules or sys.modules["solutions.residual"].__file__ != str(
+        tmp_path / "solutions" / "residual.py")  # read, never imported
 
 
 def test_the_oracles_medusa_constants_are_the_references_defaults():

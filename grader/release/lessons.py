@@ -18,7 +18,7 @@ The lesson leaves out the lines from ``BEGIN SOLUTION`` to ``LESSON`` and keeps 
 ``LESSON`` to ``END SOLUTION`` without their ``# `` (a bare ``#`` is an empty line); a block
 without ``LESSON`` is the reference's alone. Everything outside the markers (docstrings,
 provided code) is the same in both. ``lessons/__init__.py`` is written from
-``EXPORTS`` of solutions/__init__.py (``grader.exercises.EXPORTS``).
+the reference's exports (``grader.exercises.EXPORTS``: each module's ``__all__``).
 
 ``python -m grader.release.lessons [FOLDER]`` writes the lessons into FOLDER (the course's
 ``lessons/`` by default); tests/test_release.py fails while the shipped ``lessons/`` differs.
@@ -42,7 +42,7 @@ max_fn``), so a lesson you are still writing never stops the others from importi
 """
 import importlib
 
-_MODULES = {  # name -> its module, written from solutions/__init__.py's EXPORTS
+_MODULES = {  # name -> its module, written from the reference's modules' __all__
 $entries}
 __all__ = list(_MODULES)
 

@@ -44,7 +44,7 @@ class SentReference(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None
 
     def get_source(self, name: str) -> str:
-        """The source sent for ``name`` (``grader.exercises`` reads the package's EXPORTS from it)."""
+        """The source sent for ``name`` (``grader.exercises`` reads the package's exports from them)."""
         return self.modules[name]
 
     def exec_module(self, module) -> None:
