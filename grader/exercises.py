@@ -64,6 +64,9 @@ class Exercise:
     reference_seconds: float = 0.0  # the check on solutions/, one thread, idle 2-core CPU,
     # compiled artefacts cached (static_cache compiles the shipped pair: ~75 s the first time)
     helpers: tuple[str, ...] = ()  # the module's other stubs the learner writes for it
+    needs_reference: str = ""  # what of the reference its check needs, in one line: "" when its check
+    # runs on the public reference, so a learners' release checks it; else the autograder alone does,
+    # and the release tells its learners this line (grader/release/public.py)
 
     @property
     def module(self) -> str:
@@ -89,13 +92,20 @@ class Exercise:
         return max(MIN_TIME_LIMIT, TIME_LIMIT_FACTOR * self.reference_seconds)
 
 
+LOOP_NEEDS_REFERENCE = ("a loop's check: its greedy texts are compared with the reference autoregressive_generate's, "
+                        "and it runs the loop with the reference's processors")  # every loop's ``needs_reference``
+
 EXERCISES = (
     Exercise("processors", 0, "logits processors: greedy, temperature, top-k, top-p",
              ("LogitsProcessor", "GreedyProcessor", "MultinomialProcessor", "TopKProcessor",
               "NucleusProcessor", "TopKNucleusProcessor", "keep_top_k", "keep_top_p"),
-             "grader.checks.processors", 0.7),
+             "grader.checks.processors", 0.7,
+             needs_reference="its expected distributions are the reference processors', which the loops' "
+                             "checks take as their input"),
     Exercise("autoregressive_generate", 0, "the autoregressive baseline, with and without cache",
-             ("autoregressive_generate",), "grader.checks.autoregressive", 6.4),
+             ("autoregressive_generate",), "grader.checks.autoregressive", 6.4,
+             needs_reference="its expected texts are the reference autoregressive_generate's, and it "
+                             "runs the loop with the reference's processors"),
     Exercise("max_fn", 1, "the residual distribution norm(max(0, x))",
              ("max_fn",), "grader.checks.max_fn", 0.1),
     Exercise("speculative_decoding_verify", 1, "the numpy verifier warm-up",
@@ -106,27 +116,28 @@ EXERCISES = (
              ("greedy_match",), "grader.checks.greedy_match", 0.1),
     Exercise("speculative_generate", 3, "the speculative decoding loop",
              ("speculative_generate",), "grader.checks.speculative_generate", 10.5,
-             helpers=("forward", "draft", "settle", "roll_back", "show_round")),
+             helpers=("forward", "draft", "settle", "roll_back", "show_round"), needs_reference=LOOP_NEEDS_REFERENCE),
     Exercise("kv_cache", 4, "speculative_generate with KV caches and rollback",
              ("speculative_generate",), "grader.checks.kv_cache", 13.6,
-             helpers=("forward", "draft", "settle", "roll_back", "show_round")),
+             helpers=("forward", "draft", "settle", "roll_back", "show_round"), needs_reference=LOOP_NEEDS_REFERENCE),
     Exercise("ngram", 5, "drafter-free n-gram speculation",
              ("NGramStorage", "ngram_assisted_speculative_generate"), "grader.checks.ngram", 6.1,
-             helpers=("PromptLookup", "propose", "rate")),
+             helpers=("PromptLookup", "propose", "rate"), needs_reference=LOOP_NEEDS_REFERENCE),
     Exercise("static_cache", 7, "the fast loop: a static cache rolled back by position, compiled steps",
              ("fast_speculative_generate", "fast_autoregressive_generate"), "grader.checks.static_cache",
-             35.0, helpers=("draft", "roll_back")),
+             35.0, helpers=("draft", "roll_back"), needs_reference=LOOP_NEEDS_REFERENCE),
     Exercise("batched_verify", 8, "the draft verifier for a batch of rows, each on its own",
              ("batched_speculative_sampling",), "grader.checks.batched_verify", 2.5),
     Exercise("batched_generate", 8, "speculative decoding for a batch of prompts of any lengths",
-             ("Lane", "batched_speculative_generate"), "grader.checks.batched_generate", 10.0),
+             ("Lane", "batched_speculative_generate"), "grader.checks.batched_generate", 10.0,
+             needs_reference=LOOP_NEEDS_REFERENCE),
     Exercise("multi_draft", 9, "several i.i.d. drafts of one position, verified exactly",
              ("multi_draft_sampling",), "grader.checks.multi_draft", 1.2),
     Exercise("tree_attention", 9, "the tree attention mask and the nodes' depths",
              ("tree_layout",), "grader.checks.tree_attention", 0.1),
     Exercise("tree_generate", 9, "speculative decoding with a token tree per round",
              ("tree_speculative_generate",), "grader.checks.tree_generate", 6.4,
-             helpers=("draft_tree", "walk_tree")),
+             helpers=("draft_tree", "walk_tree"), needs_reference=LOOP_NEEDS_REFERENCE),
     Exercise("expected_acceptance", 10, "the acceptance probability α = Σ min(p, q) = 1 − TV(p, q)",
              ("expected_acceptance",), "grader.checks.expected_acceptance", 0.1),
     Exercise("distillation_loss", 10, "forward KL, reverse KL, JSD and total variation, with their gradients",
@@ -138,29 +149,39 @@ EXERCISES = (
     Exercise("deterministic_children", 11, "the head's top-k children, verified as point masses without replacement",
              ("verify_deterministic_children",), "grader.checks.deterministic_children", 1.0),
     Exercise("feature_draft", 11, "the feature head's step: [feature ; next token's embedding] → one layer → LM head",
-             ("feature_draft_step",), "grader.checks.feature_draft", 1.5),
+             ("feature_draft_step",), "grader.checks.feature_draft", 1.5,
+             needs_reference="its expected drafts are the reference feature_draft_step's, on the reference "
+                             "tree_layout"),
     Exercise("eagle_loss", 11, "EAGLE's loss: feature regression plus the target's distribution, with gradients",
              ("eagle_loss",), "grader.checks.eagle_loss", 0.1),
     Exercise("unrolled_loss", 11, "EAGLE-3's training-time test: the loss unrolled over the head's own predictions",
-             ("unrolled_eagle_loss",), "grader.checks.unrolled_loss", 0.5),
+             ("unrolled_eagle_loss",), "grader.checks.unrolled_loss", 0.5,
+             needs_reference="its expected losses are the reference feature head step's and eagle_loss's"),
     Exercise("eagle_generate", 11, "speculative decoding drafted by a feature head, features from the verifying forward",
-             ("eagle_generate",), "grader.checks.eagle_generate", 5.0, helpers=("feature_draft_step",)),
+             ("eagle_generate",), "grader.checks.eagle_generate", 5.0, helpers=("feature_draft_step",),
+             needs_reference=LOOP_NEEDS_REFERENCE),
     Exercise("dynamic_tree", 11, "EAGLE-2's tree: expand the most confident nodes, keep the most confident",
-             ("grow_tree",), "grader.checks.dynamic_tree", 1.0),
+             ("grow_tree",), "grader.checks.dynamic_tree", 1.0,
+             needs_reference="its expected trees are the reference grow_tree's, its drafts processed by the "
+                             "reference's processors"),
     Exercise("eagle_tree_generate", 11, "speculative decoding with the head's dynamic tree, children verified as point masses",
              ("eagle_tree_generate",), "grader.checks.eagle_tree_generate", 6.0,
-             helpers=("walk_deterministic_tree", "grow_tree", "feature_draft_step")),
+             helpers=("walk_deterministic_tree", "grow_tree", "feature_draft_step"),
+             needs_reference=LOOP_NEEDS_REFERENCE),
     Exercise("suffix_index", 12, "a suffix automaton over token ids: the longest match and what follows it, how often",
              ("SuffixIndex",), "grader.checks.suffix_index", 0.2),
     Exercise("suffix_tree", 12, "SuffixDecoding's speculation tree: continuations of the match, best-first by frequency",
-             ("speculation_tree",), "grader.checks.suffix_tree", 0.3),
+             ("speculation_tree",), "grader.checks.suffix_tree", 0.3,
+             needs_reference="its expected trees are the reference speculation_tree's"),
     Exercise("suffix_generate", 12, "speculative decoding drafted by suffix matches: one tree per round, point masses",
-             ("suffix_speculative_generate",), "grader.checks.suffix_generate", 10.0),
+             ("suffix_speculative_generate",), "grader.checks.suffix_generate", 10.0,
+             needs_reference=LOOP_NEEDS_REFERENCE),
     Exercise("adaptive_generate", 12, "lesson 4's loop drafting while the drafter is confident: an adaptive draft length",
              ("adaptive_speculative_generate",), "grader.checks.adaptive_generate", 10.0,
-             helpers=("draft_while_confident",)),
+             helpers=("draft_while_confident",), needs_reference=LOOP_NEEDS_REFERENCE),
     Exercise("fast_suffix_generate", 12, "the suffix loop made fast: a static cache, one fixed-width verification a round",
-             ("fast_suffix_speculative_generate",), "grader.checks.fast_suffix_generate", 12.0),
+             ("fast_suffix_speculative_generate",), "grader.checks.fast_suffix_generate", 12.0,
+             needs_reference=LOOP_NEEDS_REFERENCE),
 )
 
 BY_ID = {exercise.id: exercise for exercise in EXERCISES}

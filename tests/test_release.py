@@ -3,6 +3,7 @@ exercise, its stub, its docstring and the code provided around it. `grader relea
 the course for learners, with or without solutions/, and `grader autograder` a Gradescope
 autograder (grader/release/)."""
 import ast
+import dataclasses
 import json
 import os
 import re
@@ -324,19 +325,29 @@ def test_a_release_passes_the_readmes_test_command_in_a_fresh_clone(tmp_path):
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
 
 
-def test_the_public_checks_and_the_autograders_are_every_exercise_once():
-    """Each exercise is public or the autograder's, never both; the learners' README names each,
-    and a reference whose processors were not stubs is told apart from the public one."""
-    assert set(public.PUBLIC) | set(public.AUTOGRADER_ONLY) == set(exercises.BY_ID)
-    assert not set(public.PUBLIC) & set(public.AUTOGRADER_ONLY)
+def needs_reference_problem(exercise: exercises.Exercise) -> str:
+    """What is wrong with an exercise's ``needs_reference`` ("" when nothing): the release's texts
+    set it inside a sentence (a parenthesis, a list item ending with a period), so it is empty
+    (a public check) or one line without spaces at its ends, runs of spaces or a final period."""
+    why = exercise.needs_reference
+    if why != " ".join(why.split()) or why.endswith("."):
+        return f"{exercise.id}: needs_reference {why!r} is not one line without a final period"
+    return ""
+
+
+def test_each_exercise_says_in_one_line_whether_a_release_checks_it():
+    """Each exercise's ``needs_reference`` is empty or one line (a blank or two-line one is
+    refused); the learners' README names every exercise, the guide points at the field, and a
+    reference whose processors were not stubs is told apart from the public one."""
+    assert [problem for e in exercises.EXERCISES if (problem := needs_reference_problem(e))] == []
+    max_fn = exercises.get("max_fn")
+    for bad in (" ", "two\nlines", "ends with a period."):
+        assert needs_reference_problem(dataclasses.replace(max_fn, needs_reference=bad)), bad
     text = student.readme(course.contents())
     assert all(f"`{e}`" in text for e in exercises.BY_ID) and "$" not in text.replace("$ ", "")
     assert answers_in(ROOT / "solutions")  # the helper sees answers where there are some
     assert student.public_split(["max_fn", "kv_cache"]) == (["max_fn", "kv_cache"], [])  # the course has them all
-    said = {name: " ".join((ROOT / name).read_text().split()) for name in ("README.md", "docs/release.md")}
-    assert f"verdicts for the {len(public.PUBLIC)} exercises" in said["README.md"]
-    assert f"{len(public.PUBLIC)} of {len(exercises.EXERCISES)} exercises" in said["docs/release.md"]
-    assert all(f"`{e}`" in said["docs/release.md"] for e in exercises.BY_ID)
+    assert "`needs_reference`" in (ROOT / "docs/release.md").read_text()
 
 
 @pytest.fixture(scope="module")

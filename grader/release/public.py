@@ -8,8 +8,10 @@ decider reduces the graded exercises' names for a grading runner (grader/decider
 signatures, docstrings and everything provided stay, each answer raises ``ReferenceWithheld``
 saying where to write it. So the checks whose inputs and expected values need no exercise's
 answer (``PUBLIC``) give real verdicts in the release; the others stay with the instructor's
-autograder, which has the whole reference (``AUTOGRADER_ONLY`` says, per exercise, what it
-needs). ``MARK`` tells this package from the reference (``implementation.has_reference``).
+autograder, which has the whole reference. Each exercise declares which in its entry in
+grader/exercises.py (``Exercise.needs_reference``: what of the reference its check needs, empty
+when none), from which ``PUBLIC`` and ``AUTOGRADER_ONLY`` are read. ``MARK`` tells this package
+from the reference (``implementation.has_reference``).
 """
 import ast
 
@@ -20,36 +22,12 @@ WITHHELD = "__withheld__"  # a module's tuple of its stubbed names, as a grading
 HEADER = ("# The public reference of a release without solutions (grader/release/public.py): the "
           "checks' inputs, every exercise's own functions a stub.\n")
 
-# The exercises whose check runs on the public reference: neither the check nor its judge
-# calls an exercise's answer. tests/test_release.py runs every exercise there (-m slow) and
-# holds this table to what passes and what meets a stub.
-PUBLIC = ("max_fn", "speculative_decoding_verify", "speculative_sampling", "greedy_match",
-          "batched_verify", "multi_draft", "tree_attention", "expected_acceptance", "distillation_loss",
-          "on_policy_batch", "train_drafter", "deterministic_children", "eagle_loss", "suffix_index")
-_LOOP = ("a loop's check: its greedy texts are compared with the reference autoregressive_generate's, "
-         "and it runs the loop with the reference's processors")
-AUTOGRADER_ONLY = {  # exercise -> what of the reference its check needs, in one line
-    "processors": "its expected distributions are the reference processors', which the loops' checks "
-                  "take as their input",
-    "autoregressive_generate": "its expected texts are the reference autoregressive_generate's, and it runs "
-                               "the loop with the reference's processors",
-    "speculative_generate": _LOOP,
-    "kv_cache": _LOOP,
-    "ngram": _LOOP,
-    "static_cache": _LOOP,
-    "batched_generate": _LOOP,
-    "tree_generate": _LOOP,
-    "eagle_generate": _LOOP,
-    "eagle_tree_generate": _LOOP,
-    "suffix_generate": _LOOP,
-    "adaptive_generate": _LOOP,
-    "fast_suffix_generate": _LOOP,
-    "feature_draft": "its expected drafts are the reference feature_draft_step's, on the reference tree_layout",
-    "unrolled_loss": "its expected losses are the reference feature head step's and eagle_loss's",
-    "dynamic_tree": "its expected trees are the reference grow_tree's, its drafts processed by the "
-                    "reference's processors",
-    "suffix_tree": "its expected trees are the reference speculation_tree's",
-}
+# The exercises whose check runs on the public reference, in the course's order: neither the check
+# nor its judge calls an exercise's answer. tests/test_release.py runs every exercise there
+# (-m slow) and holds this to what passes and what meets a stub.
+PUBLIC = tuple(e.id for e in exercises.EXERCISES if not e.needs_reference)
+# exercise -> what of the reference its check needs, in one line, for each other exercise
+AUTOGRADER_ONLY = {e.id: e.needs_reference for e in exercises.EXERCISES if e.needs_reference}
 
 NOTE = """# This is not the course's reference
 
