@@ -1,9 +1,9 @@
 """The course's exercises: ids, lessons, the names each takes from an implementation.
 
 ``EXPORTS`` is the one list of the names ``lessons`` and ``solutions`` export, by module:
-``solutions`` owns it (solutions/__init__.py's ``EXPORTS``, read here as text, never imported),
-lessons/__init__.py is written from it (grader/release/lessons.py), and an exercise's module
-is the one that exports its functions.
+``solutions`` owns it (its ``MODULES`` and each module's ``__all__``, read here as text, never
+imported), lessons/__init__.py is written from it (grader/release/lessons.py), and an
+exercise's module is the one that exports its functions.
 """
 import difflib
 import functools
