@@ -63,7 +63,8 @@ def test_withheld_names_raise_and_the_rest_of_the_reference_works():
     assert result.returncode == 0, result.stderr
     seen = json.loads(result.stdout)
     assert seen["as_list"] == [3] and seen["repr"].startswith("GreedyProcessor(") and seen["greedy"] == "ran"
-    assert seen["withheld"] == ["max_fn"]
+    assert "max_fn" in seen["withheld"]  # and the module's names that could do its job
+    assert sorted(seen["withheld"]) == sorted(name for module, name in reference.withheld("max_fn") if module == "residual")
     assert seen["max_fn"].startswith("`solutions.residual.max_fn` is withheld while max_fn is graded: it is "
                                      "part of that exercise")
     assert seen["batched"].startswith("`solutions.batched.batched_speculative_sampling` is withheld while max_fn "
