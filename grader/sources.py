@@ -112,9 +112,7 @@ def _source(package: importlib.machinery.ModuleSpec, name: str) -> str:
     a module of a folder as the path finder finds it there, one of sent sources from the
     package's loader, which holds them all. Raises ValueError when there is none."""
     try:
-        if name == package.name:
-            source = package.loader.get_source(name)
-        elif package.submodule_search_locations:
+        if name != package.name and package.submodule_search_locations:
             spec = importlib.machinery.PathFinder.find_spec(name, package.submodule_search_locations)
             source = spec.loader.get_source(name) if spec is not None and spec.loader is not None else None
         else:
