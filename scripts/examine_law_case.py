@@ -38,17 +38,19 @@ def main():
     generate = implementation.load(args.impl, "speculative").speculative_generate
     target, drafters = models()
     case = LAW_CASES[args.case]
-    law = laws.sequence_law(target, case.prompt, case.length, case.processor, as_list(case.eos))
-    print(case)
+    law = laws.sequence_law(target, case.prompt, case.max_gen_len, case.processor, as_list(case.eos))
+    print(case.label)
     for use_cache in (False, True):
         torch.manual_seed(args.seed + use_cache)  # independent draws: the cache changes no draw
         start = time.perf_counter()
-        samples = [tuple(generate(case.prompt, drafters[case.drafter], target, **case.kwargs(use_cache))[0])
+        samples = [tuple(generate(case.prompt, drafters[case.drafter], target, **case.shape,
+                                  logits_processor=case.processor, max_gen_len=case.max_gen_len,
+                                  eos_tokens_id=case.eos, use_cache=use_cache)[0])
                    for _ in range(args.draws)]
         joint = stats.goodness_of_fit(samples, law, "sequence", **G_TEST).p_value
         tokens = [stats.goodness_of_fit([s[i] if i < len(s) else None for s in samples],
                                         laws.marginal(law, i), **G_TEST).p_value
-                  for i in range(case.length)]
+                  for i in range(case.max_gen_len)]
         print(f"use_cache={use_cache}: {args.draws} draws, joint law p = {joint:.3g}; token by token p = "
               f"{', '.join(f'{p:.3g}' for p in tokens)} ({time.perf_counter() - start:.0f} s)")
 

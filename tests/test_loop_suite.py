@@ -123,8 +123,9 @@ def test_generated_gives_a_right_return_and_fills_defaults():
 
 def test_law_case_labels_are_unchanged():
     """A law case's label seeds its draws: these are the labels the cases had before the suite."""
-    from grader.checks import (adaptive_generate, autoregressive, eagle_tree_generate, ngram, speculative_generate,
-                               static_cache, suffix_generate)
+    from grader.checks import (adaptive_generate, autoregressive, batched_generate, eagle_tree_generate, ngram,
+                               speculative_generate, static_cache, suffix_generate, tree_generate)
+    from grader.judged.loops import LawCase, row_label
     assert [c.label for c in autoregressive.LAW_CASES][1] == \
         "MultinomialProcessor(temperature=0.6), prompt [2, 3, 4, 5], use_cache=True"
     assert adaptive_generate.LAW_CASES[2].label == \
@@ -134,15 +135,21 @@ def test_law_case_labels_are_unchanged():
     assert eagle_tree_generate.LAW_CASES[1].label == \
         "MultinomialProcessor(temperature=0.6), prompt [2, 3, 4, 5], depth=3, top_k=3, total=6, max_gen_len=4"
     assert static_cache.AUTOREGRESSIVE_LAW.label == "MultinomialProcessor(temperature=0.6), prompt [2, 3, 4, 5]"
-    assert speculative_generate.ACCEPTANCE_CASE.law_case().label == \
+    assert speculative_generate.ACCEPTANCE_CASE.label == \
         "MultinomialProcessor(temperature=2.0), prompt [3, 5], gamma=3, near drafter, max_gen_len=4, first_target=False"
-    assert static_cache.LAW_CASES[0].law_case().label == \
+    assert static_cache.LAW_CASES[0].label == \
         "MultinomialProcessor(temperature=1.0), prompt [0], gamma=2, near drafter, max_gen_len=4, first_target=True"
-    assert ngram.LAW_CASES[3].law_case().label == \
+    assert ngram.LAW_CASES[3].label == \
         "MultinomialProcessor(temperature=1.5), prompt [0, 5, 0, 5, 0, 5], PromptLookup(NGramStorage(4, 6)), " \
         "gamma=1, max_gen_len=4, first_target=False, stop_if_unknown=True"
+    assert tree_generate.LAW_CASES[1].label == \
+        "MultinomialProcessor(temperature=0.8), prompt [2, 3], branching=(2, 2), GPT-2 drafter, max_gen_len=4, " \
+        "eos_tokens_id=1000000, use_cache=True"
+    assert row_label(batched_generate.LAW_CASES[1], 1) == \
+        "row 1, prompt [3] of MultinomialProcessor(temperature=0.6), prompts [[5, 1, 2], [3]], gamma=3, GPT-2 " \
+        "drafter, max_gen_len=4, pad_token_id=3, eos_tokens_id=[2]"
     for module in (autoregressive, adaptive_generate, suffix_generate, eagle_tree_generate, speculative_generate,
-                   static_cache, ngram):
+                   static_cache, ngram, tree_generate, batched_generate):
         ids = [c.id for c in module.LAW_CASES]
         assert all(ids) and len(set(ids)) == len(ids), module.__name__
-    assert [c.law_case().id for c in ngram.LAW_CASES] == ["law-1", "law-2", "law-3", "law-4"]
+        assert all(isinstance(c, LawCase) for c in module.LAW_CASES), f"{module.__name__}: one case type"

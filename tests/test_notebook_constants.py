@@ -63,7 +63,7 @@ CLAIMS = {  # what the notebook states -> (notebook, pattern, its reading, the c
          max(c.draws for c in [*speculative_generate.LAW_CASES, speculative_generate.ACCEPTANCE_CASE]))),
     "the loop's law gammas": (
         "03_speculative_generate", r"γ ∈ \{([\d, ]+)\}", lambda s: sorted(integers(s[0])),
-        sorted({c.gamma for c in [*speculative_generate.LAW_CASES, speculative_generate.ACCEPTANCE_CASE]})),
+        sorted({c.shape["gamma"] for c in [*speculative_generate.LAW_CASES, speculative_generate.ACCEPTANCE_CASE]})),
     "the loop's family error rate": (
         "03_speculative_generate", r"a correct loop fails with probability at most (1e-\d)", lambda s: rate(s[0]),
         FAMILY_ERROR_RATE),

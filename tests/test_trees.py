@@ -203,7 +203,7 @@ def test_check_scenarios_do_what_they_claim():
         with torch.no_grad():
             p, q = (case.processor(model(torch.tensor([case.prompt])).logits[0, -1]).numpy()
                     for model in (TARGET, DRAFTERS[case.drafter]))
-        m = case.branching[0]
+        m = case.shape["branching"][0]
         all_rejected = tree_laws.marginal(tree_laws.multi_draft_law(p, q, m), lambda o: o[0])[m]
         assert 0.1 < all_rejected < 0.9, (case, all_rejected)
     for name in tree_attention.FORWARD_TREES:  # trees where a wrong mask or depth shows

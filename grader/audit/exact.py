@@ -55,19 +55,19 @@ def exact_audit(sampler: str, seed: int, impl: str, loop: str, draws: int | None
     for index, case in enumerate(LAW_CASES):
         settings = settings_of(case.processor)
         drafter = drafters[case.drafter]
-        adapter = adapters.make(sampler, target, drafter, settings, case.length, case.gamma, impl, loop, head)
+        adapter = adapters.make(sampler, target, drafter, settings, case.max_gen_len, case.shape["gamma"], impl, loop, head)
         count = draws or case.draws
         samples = [tuple(adapters.checked_generate(adapter, case.prompt, seed * 1_000_003 + index * 10_007 + i,
-                                                   case.length, target.config.vocab_size))
+                                                   case.max_gen_len, target.config.vocab_size))
                    for i in range(count)]
         drafted_by = ("the tiny feature head" if head is not None else "the text's suffix index"
                       if loop in SUFFIX_LOOPS else f"{case.drafter} drafter")
-        label = f"{settings}, prompt {case.prompt}, gamma={case.gamma}, {drafted_by}"
-        law = laws.sequence_law(target, case.prompt, case.length, settings.processor(target.config.vocab_size),
+        label = f"{settings}, prompt {case.prompt}, gamma={case.shape['gamma']}, {drafted_by}"
+        law = laws.sequence_law(target, case.prompt, case.max_gen_len, settings.processor(target.config.vocab_size),
                                 [adapters.NO_EOS])
         joint = stats.goodness_of_fit(samples, law, "sequence")
-        tests.append(as_test(f"joint law of {case.length} tokens ({label})", joint))
-        for position in range(case.length):
+        tests.append(as_test(f"joint law of {case.max_gen_len} tokens ({label})", joint))
+        for position in range(case.max_gen_len):
             tokens = [s[position] for s in samples]
             tests.append(as_test(f"token {position + 1} ({label})",
                                  stats.goodness_of_fit(tokens, laws.marginal(law, position))))

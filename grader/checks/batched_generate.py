@@ -20,11 +20,13 @@ from grader.checks.loop_properties import (
     NO_EOS,
     Greedy,
     Judge,
+    LawCase,
     LoopRun,
     check_shipped_greedy,
     models,
 )
 from grader.checks.speculative_generate import same_processor_hint
+from grader.judged.loops import row_label
 from grader.observers.recording import RecordingModel
 from grader.observers.trace import LoggedModel, recorded
 from solutions import sampling
@@ -37,36 +39,26 @@ ROW_LAWS: Judge[LoopRun] = Judge("batched_generate.row_laws")
 INDEPENDENCE: Judge[LoopRun] = Judge("batched_generate.independence")
 
 
-class Case:
-    """A batch whose rows' output laws are known exactly."""
-
-    def __init__(self, processor, prompts, gamma, drafter, length, draws, eos=NO_EOS, pad=0):
-        self.processor, self.prompts, self.gamma, self.drafter = processor, prompts, gamma, drafter
-        self.length, self.draws, self.eos, self.pad = length, draws, eos, pad
-
-    def kwargs(self) -> dict:
-        return dict(gamma=self.gamma, logits_processor=self.processor, max_gen_len=self.length,
-                    eos_tokens_id=self.eos, pad_token_id=self.pad)
-
-    def row_label(self, row: int) -> str:
-        """The case of one row's law tests: "row 1, prompt [2, 3, 4, 5] of <the batch's case>"."""
-        return f"row {row}, prompt {self.prompts[row]} of {self!r}"
-
-    def __repr__(self) -> str:
-        eos = "" if self.eos == NO_EOS else f", eos_tokens_id={self.eos}"
-        return (f"{self.processor!r}, prompts {self.prompts}, gamma={self.gamma}, {self.drafter} "
-                f"drafter, max_gen_len={self.length}, pad_token_id={self.pad}{eos}")
+def law_case(id: str, processor: sampling.LogitsProcessor, prompts: list[list[int]], gamma: int, drafter: str,
+             length: int, draws: int, eos=NO_EOS, pad=0) -> LawCase:
+    """A batch whose rows' output laws are known exactly: its ``prompt`` holds one prompt per
+    row, ``length`` is its ``max_gen_len``, ``pad`` its ``pad_token_id``."""
+    shown_eos = "" if eos == NO_EOS else f", eos_tokens_id={eos}"
+    label = (f"{processor!r}, prompts {prompts}, gamma={gamma}, {drafter} drafter, max_gen_len={length}, "
+             f"pad_token_id={pad}{shown_eos}")
+    return LawCase(id, label, draws, processor, prompts, length, eos, {"gamma": gamma, "pad_token_id": pad}, drafter)
 
 
 LAW_CASES = [
-    Case(sampling.MultinomialProcessor(temperature=1.0), [[0], [2, 3, 4, 5], [4, 4]], 2, "near", 4, 300),
+    law_case("law-1", sampling.MultinomialProcessor(temperature=1.0), [[0], [2, 3, 4, 5], [4, 4]], 2, "near", 4,
+             300),
     # the pad id is a real token, and an end token stops rows in different rounds
-    Case(sampling.MultinomialProcessor(temperature=0.6), [[5, 1, 2], [3]], 3, "GPT-2", 4, 300,
-         eos=[2], pad=3),
-    Case(sampling.NucleusProcessor(temperature=1.0, top_p=0.6), [[2, 3]], 4, "near", 5, 300),
+    law_case("law-2", sampling.MultinomialProcessor(temperature=0.6), [[5, 1, 2], [3]], 3, "GPT-2", 4, 300,
+             eos=[2], pad=3),
+    law_case("law-3", sampling.NucleusProcessor(temperature=1.0, top_p=0.6), [[2, 3]], 4, "near", 5, 300),
 ]
 # two rows with one prompt: their second tokens must be independent draws
-TWINS = Case(sampling.MultinomialProcessor(temperature=1.0), [[2, 3], [2, 3]], 3, "near", 3, 400)
+TWINS = law_case("twins", sampling.MultinomialProcessor(temperature=1.0), [[2, 3], [2, 3]], 3, "near", 3, 400)
 LAW_HINT = ("each row must follow the target's law given its own prompt: the attention mask "
             "must hide the left padding and the rejected drafts' columns, positions must count "
             "only the row's real tokens, and each row keeps its own accepted drafts and token")
@@ -75,8 +67,8 @@ LAW_HINT = ("each row must follow the target's law given its own prompt: the att
 def run(check: CheckRun) -> None:
     generate = check.function("batched_speculative_generate")
     target, drafters = models()
-    check.revise(same_processor_hint({case.row_label(row): case.processor
-                                      for case in LAW_CASES for row in range(len(case.prompts))}))
+    check.revise(same_processor_hint({row_label(case, row): case.processor
+                                      for case in LAW_CASES for row in range(len(case.prompt))}))
     texts = [check_greedy(check, generate, target, drafter, f"{name} drafter, gamma={gamma}", gamma=gamma)
              for name, drafter in drafters.items() for gamma in (1, 3, 5)]
     check_greedy(check, generate, target, drafters["near"], "near drafter, use_cache=False",
@@ -251,21 +243,22 @@ def check_shipped_pair(check, generate):
                              what="(the shipped pair, greedy, three prompts)")[0], LAW_HINT)
 
 
-def samples(check: CheckRun, generate, target, drafters, case) -> tuple[list, list]:
+def samples(check: CheckRun, generate, target, drafters, case: LawCase) -> tuple[list, list]:
     """``case.draws * check.draws`` runs of the batch: (outputs, rates), each a list of per-run rows."""
-    check.seed_everything("law", repr(case))
-    runs = [generated(check, generate, case.prompts, drafters[case.drafter], target,
-                      **case.kwargs(), what=f"({case!r})") for _ in range(case.draws * check.draws)]
+    check.seed_everything("law", case.label)
+    runs = [generated(check, generate, case.prompt, drafters[case.drafter], target, **case.shape,
+                      logits_processor=case.processor, max_gen_len=case.max_gen_len, eos_tokens_id=case.eos,
+                      what=f"({case.label})") for _ in range(case.draws * check.draws)]
     return [[tuple(o) for o in outputs] for outputs, _ in runs], [rates for _, rates in runs]
 
 
-def check_law(check, generate, target, drafters, case):
+def check_law(check, generate, target, drafters, case: LawCase):
     outputs, rates = samples(check, generate, target, drafters, case)
-    ROW_LAWS(check, LoopRun(repr(case), case.prompts, target, drafters[case.drafter], ids=outputs, forwards=rates,
+    ROW_LAWS(check, LoopRun(case.label, case.prompt, target, drafters[case.drafter], ids=outputs, forwards=rates,
                             hint=LAW_HINT, case=case))
 
 
-def check_independence(check, generate, target, drafters, case):
+def check_independence(check, generate, target, drafters, case: LawCase):
     """Two rows with one prompt: their second tokens must be independent draws."""
     outputs, _ = samples(check, generate, target, drafters, case)
-    INDEPENDENCE(check, LoopRun(repr(case), case.prompts, target, ids=outputs, case=case))
+    INDEPENDENCE(check, LoopRun(case.label, case.prompt, target, ids=outputs, case=case))

@@ -22,8 +22,15 @@ the exact laws are the decider's alone (grader/judges/ngram.py).
 from dataclasses import dataclass
 
 from grader.checks.harness import CheckRun, Stop
-from grader.checks.loop_properties import LAW_JUDGE, MODEL_SEED, Judge, LoopRun, Samples, check_shipped_greedy
-from grader.checks.loop_properties import LawCase as SuiteLawCase
+from grader.checks.loop_properties import (
+    LAW_JUDGE,
+    MODEL_SEED,
+    Judge,
+    LawCase,
+    LoopRun,
+    Samples,
+    check_shipped_greedy,
+)
 from grader.checks.speculative_generate import generated
 from grader.judged.loops import NGramRun as Run
 from grader.judged.loops import StorageAnswer, StorageCase
@@ -141,32 +148,23 @@ FIXED_DRAFT_RUNS = [
 ]
 
 
-@dataclass(frozen=True, eq=False)
-class LawCase:
-    """A sampled run of the loop whose law of the first tokens is known exactly: ``id`` names
-    it in code, its ``label`` is shown and seeds its draws (as every law case's:
-    grader/oracle/cases.py)."""
-    id: str
-    processor: sampling.LogitsProcessor
+@dataclass(frozen=True, eq=False, kw_only=True)
+class NGramCase(LawCase):
+    """A law case of the loop that also holds its ``run``: the storage it drafts from and the
+    loop's settings."""
     run: Run
-    draws: int = 300
 
-    @property
-    def label(self) -> str:
-        return f"{self.processor!r}, {self.run.label}"
 
-    def law_case(self) -> SuiteLawCase:
-        """The suite's law case of this setting."""
-        return SuiteLawCase(self.id, self.label, self.draws, self.processor, self.run.prompt, self.run.max_gen_len,
-                            self.run.eos)
+def law_case(id: str, processor: sampling.LogitsProcessor, run: Run, draws: int = 300) -> NGramCase:
+    return NGramCase(id, f"{processor!r}, {run.label}", draws, processor, run.prompt, run.max_gen_len, run.eos, run=run)
 
 
 LAW_CASES = [
-    LawCase("law-1", sampling.MultinomialProcessor(temperature=1.0), Run([3], 3, 2, max_gen_len=4)),
-    LawCase("law-2", sampling.MultinomialProcessor(temperature=0.6),
+    law_case("law-1", sampling.MultinomialProcessor(temperature=1.0), Run([3], 3, 2, max_gen_len=4)),
+    law_case("law-2", sampling.MultinomialProcessor(temperature=0.6),
             Run([2, 3, 2, 3, 2], 3, 3, max_gen_len=4, first_target=False, use_cache=True, eos=1)),
-    LawCase("law-3", sampling.TopKProcessor(temperature=1.0, top_k=3), Run([4, 4, 4, 4], 2, 4, max_gen_len=5)),
-    LawCase("law-4", sampling.MultinomialProcessor(temperature=1.5),
+    law_case("law-3", sampling.TopKProcessor(temperature=1.0, top_k=3), Run([4, 4, 4, 4], 2, 4, max_gen_len=5)),
+    law_case("law-4", sampling.MultinomialProcessor(temperature=1.5),
             Run([0, 5, 0, 5, 0, 5], 4, 1, max_gen_len=4, first_target=False, stop_if_unknown=True,
                 lookup=True)),
 ]
@@ -257,12 +255,10 @@ def check_shipped_pair(check, generate, storage_class):
     check_shipped_greedy(check, "greedy output", "shipped target", [text], 24, run)
 
 
-def check_law(check, generate, storage_class, target, case: LawCase):
-    label = case.label
-    law_run = case.run
-    check.seed_everything("law", label)
-    samples = [tuple(generated(check, generate, list(law_run.prompt), learner_storage(check, law_run, storage_class),
-                               target, logits_processor=case.processor, **law_run.kwargs(),
-                               what=f"({label})")[0])
+def check_law(check, generate, storage_class, target, case: NGramCase):
+    check.seed_everything("law", case.label)
+    samples = [tuple(generated(check, generate, list(case.prompt), learner_storage(check, case.run, storage_class),
+                               target, logits_processor=case.processor, **case.run.kwargs(),
+                               what=f"({case.label})")[0])
                for _ in range(case.draws * check.draws)]
-    LAW_JUDGE(check, Samples(samples, target, case.law_case(), LAW_HINT))
+    LAW_JUDGE(check, Samples(samples, target, case, LAW_HINT))

@@ -12,7 +12,6 @@ gammas, prompts and drafters, and the law of the acceptance rate the loop return
 decider's alone (grader/judges/speculative_generate.py).
 """
 import functools
-from dataclasses import dataclass
 
 from grader.checks.harness import CheckRun
 from grader.checks.loop_properties import (
@@ -41,50 +40,27 @@ ACCEPTANCE_RATE: Judge[Samples] = Judge("speculative_generate.acceptance_rate")
 GREEDY_RUNS = [([0], {"gamma": 1}), ([2, 3, 4], {"gamma": 2}), ([5, 1], {"gamma": 4})]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class Case:
-    """One sampled setting whose output law is known exactly: ``id`` names it in code, its
-    ``label`` is shown and seeds its draws (as every law case's: grader/oracle/cases.py);
-    ``drafter``: a name of ``models()``'s drafters; ``length``: the ``max_gen_len`` of its runs."""
-    id: str
-    processor: sampling.LogitsProcessor
-    prompt: list[int]
-    gamma: int
-    drafter: str
-    length: int
-    draws: int
-    first_target: bool = True
-    eos: int = 1
-
-    def kwargs(self, use_cache: bool) -> dict:
-        return dict(gamma=self.gamma, logits_processor=self.processor, max_gen_len=self.length,
-                    eos_tokens_id=self.eos, use_cache=use_cache, first_target=self.first_target)
-
-    @property
-    def label(self) -> str:
-        return (f"{self.processor!r}, prompt {self.prompt}, gamma={self.gamma}, {self.drafter} "
-                f"drafter, max_gen_len={self.length}, first_target={self.first_target}")
-
-    def __repr__(self) -> str:  # the error-rate studies name a case by it
-        return self.label
-
-    def law_case(self) -> LawCase:
-        """The suite's law case of this setting."""
-        return LawCase(self.id, self.label, self.draws, self.processor, self.prompt, self.length, self.eos,
-                       {"gamma": self.gamma, "first_target": self.first_target}, self.drafter)
+def law_case(id: str, processor: sampling.LogitsProcessor, prompt: list[int], gamma: int, drafter: str,
+             length: int, draws: int, first_target: bool = True, eos: int = 1) -> LawCase:
+    """One sampled setting of the loop whose output law is known exactly: ``drafter`` a name
+    of ``models()``'s drafters, ``length`` the ``max_gen_len`` of its runs."""
+    label = (f"{processor!r}, prompt {prompt}, gamma={gamma}, {drafter} drafter, max_gen_len={length}, "
+             f"first_target={first_target}")
+    return LawCase(id, label, draws, processor, prompt, length, eos, {"gamma": gamma, "first_target": first_target},
+                   drafter)
 
 
 LAW_CASES = [
-    Case("law-1", sampling.MultinomialProcessor(temperature=1.0), [0], 1, "near", 4, 300),
-    Case("law-2", sampling.MultinomialProcessor(temperature=0.6), [2, 3, 4, 5], 2, "near", 4, 300),
-    Case("law-3", sampling.TopKProcessor(temperature=1.0, top_k=3), [3], 4, "near", 5, 300,
-         first_target=False),
-    Case("law-4", sampling.NucleusProcessor(temperature=1.0, top_p=0.6), [4, 4], 2, "GPT-2", 4, 300,
-         first_target=False),
+    law_case("law-1", sampling.MultinomialProcessor(temperature=1.0), [0], 1, "near", 4, 300),
+    law_case("law-2", sampling.MultinomialProcessor(temperature=0.6), [2, 3, 4, 5], 2, "near", 4, 300),
+    law_case("law-3", sampling.TopKProcessor(temperature=1.0, top_k=3), [3], 4, "near", 5, 300,
+              first_target=False),
+    law_case("law-4", sampling.NucleusProcessor(temperature=1.0, top_p=0.6), [4, 4], 2, "GPT-2", 4, 300,
+              first_target=False),
 ]
 # no end token, so that the rate counts every round (its exact law: grader/oracle/acceptance.py)
-ACCEPTANCE_CASE = Case("acceptance", sampling.MultinomialProcessor(temperature=2.0), [3, 5], 3, "near", 4,
-                       400, first_target=False, eos=NO_EOS)
+ACCEPTANCE_CASE = law_case("acceptance", sampling.MultinomialProcessor(temperature=2.0), [3, 5], 3, "near", 4, 400,
+                           first_target=False, eos=NO_EOS)
 
 
 def run(check: CheckRun) -> None:
@@ -186,24 +162,23 @@ def check_shipped_pair(check, generate, use_cache):
                              use_cache=use_cache, what="(the shipped pair, greedy)")[0])
 
 
-def check_acceptance(check, generate, target, drafters, case, use_cache):
+def drawn(check, generate, target, drafters, case: LawCase, use_cache: bool, test: str) -> list[tuple]:
+    """``case.draws`` runs of the loop (times the grading config's draws), seeded by ``test``
+    and the case: each run's ``(ids, rate)``."""
+    check.seed_everything(test, case.label, use_cache)
+    return [generated(check, generate, case.prompt, drafters[case.drafter], target, **case.shape,
+                      logits_processor=case.processor, max_gen_len=case.max_gen_len, eos_tokens_id=case.eos,
+                      use_cache=use_cache, what=f"({case.label})")
+            for _ in range(case.draws * check.draws)]
+
+
+def check_acceptance(check, generate, target, drafters, case: LawCase, use_cache):
     """The law of the returned acceptance rate (and of the output, from the same draws)."""
-    label = case.label
-    check.seed_everything("acceptance", label, use_cache)
-    rates, outputs = [], []
-    for _ in range(case.draws * check.draws):
-        ids, rate = generated(check, generate, case.prompt, drafters[case.drafter], target,
-                              **case.kwargs(use_cache), what=f"({label})")
-        rates.append(rate)
-        outputs.append(tuple(ids))
-    ACCEPTANCE_RATE(check, Samples(outputs, target, case.law_case(), SEQUENCE_HINT, numbers=rates,
-                                   drafter=drafters[case.drafter]))
+    runs = drawn(check, generate, target, drafters, case, use_cache, "acceptance")
+    ACCEPTANCE_RATE(check, Samples([tuple(ids) for ids, _ in runs], target, case, SEQUENCE_HINT,
+                                   numbers=[rate for _, rate in runs], drafter=drafters[case.drafter]))
 
 
-def check_law(check, generate, target, drafters, case, use_cache):
-    label = case.label
-    check.seed_everything("law", label, use_cache)
-    samples = [tuple(generated(check, generate, case.prompt, drafters[case.drafter], target,
-                               **case.kwargs(use_cache), what=f"({label})")[0])
-               for _ in range(case.draws * check.draws)]
-    LAW_JUDGE(check, Samples(samples, target, case.law_case(), SEQUENCE_HINT))
+def check_law(check, generate, target, drafters, case: LawCase, use_cache):
+    runs = drawn(check, generate, target, drafters, case, use_cache, "law")
+    LAW_JUDGE(check, Samples([tuple(ids) for ids, _ in runs], target, case, SEQUENCE_HINT))

@@ -70,12 +70,13 @@ RECOMPILE_HINT = ("a compiled step is built again whenever a shape it is called 
                   "(draft gamma, count only what fits), a cache length that does not depend on the "
                   "prompt, and the eager prefill outside the compiled steps")
 LAW_CASES = [  # the fast loop always lets the target sample the first token
-    speculative.Case("law-1", T1, [0], 2, "near", 4, 300),
-    speculative.Case("law-2", sampling.TopKProcessor(temperature=1.0, top_k=3), [3], 3, "near", 5, 300),
-    speculative.Case("law-3", sampling.NucleusProcessor(temperature=1.0, top_p=0.6), [4, 4], 2, "GPT-2", 4, 300),
+    speculative.law_case("law-1", T1, [0], 2, "near", 4, 300),
+    speculative.law_case("law-2", sampling.TopKProcessor(temperature=1.0, top_k=3), [3], 3, "near", 5, 300),
+    speculative.law_case("law-3", sampling.NucleusProcessor(temperature=1.0, top_p=0.6), [4, 4], 2, "GPT-2", 4,
+                         300),
 ]
-ACCEPTANCE_CASE = speculative.Case("acceptance", sampling.MultinomialProcessor(temperature=2.0), [3, 5], 3, "near",
-                                   5, 400, eos=NO_EOS)
+ACCEPTANCE_CASE = speculative.law_case("acceptance", sampling.MultinomialProcessor(temperature=2.0), [3, 5], 3,
+                                       "near", 5, 400, eos=NO_EOS)
 BASELINE_SAMPLING = sampling.MultinomialProcessor(temperature=0.6)
 AUTOREGRESSIVE_LAW = LawCase("baseline-law", f"{BASELINE_SAMPLING!r}, prompt [2, 3, 4, 5]", 600,
                              BASELINE_SAMPLING, [2, 3, 4, 5], 3)

@@ -46,33 +46,29 @@ MAX_GEN_LEN_HINT = ("never return more than max_gen_len tokens: a round emits it
                     "a round's tree has depth min(len(branching), tokens left − 1)")
 
 
-class Case:
-    """One sampled setting whose laws are known exactly."""
+def law_case(id: str, processor: sampling.LogitsProcessor, prompt: list[int], branching: tuple[int, ...],
+             drafter: str, length: int, draws: int, eos=1, use_cache=False) -> shared.LawCase:
+    """One sampled setting of the loop whose laws are known exactly (``length``: its ``max_gen_len``)."""
+    label = (f"{processor!r}, prompt {prompt}, branching={branching}, {drafter} drafter, max_gen_len={length}, "
+             f"eos_tokens_id={eos}, use_cache={use_cache}")
+    return shared.LawCase(id, label, draws, processor, prompt, length, eos,
+                          {"branching": branching, "use_cache": use_cache}, drafter)
 
-    def __init__(self, processor, prompt, branching, drafter, length, draws, eos=1, use_cache=False):
-        self.processor, self.prompt, self.branching, self.drafter = processor, prompt, branching, drafter
-        self.length, self.draws, self.eos, self.use_cache = length, draws, eos, use_cache
 
-    def kwargs(self) -> dict:
-        return dict(branching=self.branching, logits_processor=self.processor, max_gen_len=self.length,
-                    eos_tokens_id=self.eos, use_cache=self.use_cache)
-
-    @property
-    def first_tree(self) -> int:
-        """Nodes in the first round's tree: its depth is ``min(len(branching), length − 1)``."""
-        return len(tree_parents(self.branching[: min(len(self.branching), self.length - 1)]))
-
-    def __repr__(self) -> str:
-        return (f"{self.processor!r}, prompt {self.prompt}, branching={self.branching}, {self.drafter} "
-                f"drafter, max_gen_len={self.length}, eos_tokens_id={self.eos}, use_cache={self.use_cache}")
+def first_tree(case: shared.LawCase) -> int:
+    """Nodes in the first round's tree: its depth is ``min(len(branching), max_gen_len − 1)``."""
+    branching = case.shape["branching"]
+    return len(tree_parents(branching[: min(len(branching), case.max_gen_len - 1)]))
 
 
 LAW_CASES = [
-    Case(sampling.MultinomialProcessor(temperature=1.0), [0], (2,), "near", 3, 200),
-    Case(sampling.MultinomialProcessor(temperature=0.8), [2, 3], (2, 2), "GPT-2", 4, 200, eos=shared.NO_EOS,
-         use_cache=True),
-    Case(sampling.TopKProcessor(temperature=1.0, top_k=4), [4, 4], (3, 1), "near", 4, 200, use_cache=True),
-    Case(sampling.MultinomialProcessor(temperature=1.0), [5], (2, 2, 1), "near", 4, 200, eos=shared.NO_EOS),
+    law_case("law-1", sampling.MultinomialProcessor(temperature=1.0), [0], (2,), "near", 3, 200),
+    law_case("law-2", sampling.MultinomialProcessor(temperature=0.8), [2, 3], (2, 2), "GPT-2", 4, 200,
+             eos=shared.NO_EOS, use_cache=True),
+    law_case("law-3", sampling.TopKProcessor(temperature=1.0, top_k=4), [4, 4], (3, 1), "near", 4, 200,
+             use_cache=True),
+    law_case("law-4", sampling.MultinomialProcessor(temperature=1.0), [5], (2, 2, 1), "near", 4, 200,
+             eos=shared.NO_EOS),
 ]
 
 
@@ -136,16 +132,17 @@ def check_shipped_pair(check, generate):
                                     what="(the shipped pair, greedy, branching=(2, 2, 1))")[0])
 
 
-def check_law(check, generate, target, drafters, case):
-    label = repr(case)
+def check_law(check, generate, target, drafters, case: shared.LawCase):
+    label = case.label
     drafter = drafters[case.drafter]
     check.seed_everything("law", label)
     samples, first_trees, identity = [], [], []
     for _ in range(case.draws * check.draws):
         log = []
         wrapped = LoggedModel(target, "target", log, check.observation)
-        ids, mean = generated(check, generate, case.prompt, drafter, wrapped,
-                              **case.kwargs(), what=f"({label})")
+        ids, mean = generated(check, generate, case.prompt, drafter, wrapped, **case.shape,
+                              logits_processor=case.processor, max_gen_len=case.max_gen_len,
+                              eos_tokens_id=case.eos, what=f"({label})")
         samples.append((tuple(ids), mean))
         first_trees.append(log[0].ids if log else [])
         if not set(ids) & set(as_list(case.eos)):  # no end token cut a round short
@@ -165,13 +162,13 @@ def check_law(check, generate, target, drafters, case):
 
 def whole_tree(check, case, first_trees):
     """The first target forward feeds the prompt and the whole first tree (level order)."""
-    size = len(case.prompt) + case.first_tree
+    size = len(case.prompt) + first_tree(case)
     wrong = [ids for ids in first_trees if len(ids) != size or ids[: len(case.prompt)] != case.prompt]
     prop = "one target forward scores the whole tree"
     if wrong:  # the siblings are read from that forward
         check.fail(prop, f"the first target forward was fed {wrong[0]} in {len(wrong)} of "
                    f"{len(first_trees)} runs; expected the prompt {case.prompt} then the "
-                   f"{case.first_tree} nodes of the first tree",
+                   f"{first_tree(case)} nodes of the first tree",
                    "draft the whole tree first (level by level), then score the root and every node "
-                   "in ONE target forward over the text and the nodes, in level order", case=repr(case))
-    check.require(prop, True, "", case=repr(case))
+                   "in ONE target forward over the text and the nodes, in level order", case=case.label)
+    check.require(prop, True, "", case=case.label)

@@ -62,11 +62,17 @@ class LawCase(cases.LawCase):
     keywords for its rounds (``gamma``, ``branching``...); ``drafter``: a name of ``models()``'s
     drafters, "" for a loop without one; ``eos``: the end tokens, which end a sample early."""
     processor: sampling.LogitsProcessor
-    prompt: list[int]
+    prompt: list[Any]  # a batched loop's: a prompt per row
     max_gen_len: int
     eos: int | list[int] = 1
     shape: Mapping[str, Any] = field(default_factory=dict)
     drafter: str = ""
+
+
+def row_label(case: LawCase, row: int) -> str:
+    """The case of one row's law tests in a batched loop's ``case``: "row 1, prompt [2, 3, 4, 5]
+    of <the batch's label>"."""
+    return f"row {row}, prompt {case.prompt[row]} of {case.label}"
 
 
 @dataclass(frozen=True)

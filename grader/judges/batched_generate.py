@@ -1,8 +1,10 @@
 """What the batched loop's rows are compared with: each prompt's greedy decoding by the
 target alone (the reference autoregressive loop), the reference batched loop's forward
 counts, and the exact laws of each row's output and acceptance rate."""
+import dataclasses
+
 from grader.checks.harness import CheckRun
-from grader.judged.loops import GREEDY_LENGTH, NO_EOS, Greedy, LawCase, LoopRun, Samples
+from grader.judged.loops import GREEDY_LENGTH, NO_EOS, Greedy, LoopRun, Samples, row_label
 from grader.judges.loop_properties import law_tests, sequence_law
 from grader.observers.trace import recorded
 from grader.oracle import acceptance, laws, stats
@@ -47,14 +49,13 @@ def row_laws(check: CheckRun, run: LoopRun) -> None:
     """Each row's law of its first tokens and, without an end token, of its acceptance rate
     (``run.ids``: each draw's rows; ``run.forwards``: each draw's rates)."""
     outputs, rates, target, drafter, case = run.ids, run.forwards, run.target, run.drafter, run.case
-    for row, prompt in enumerate(case.prompts):
-        label = case.row_label(row)
-        row_case = LawCase(label, label, case.draws, case.processor, prompt, case.length, case.eos,
-                           {"gamma": case.gamma, "pad_token_id": case.pad}, case.drafter)
+    for row, prompt in enumerate(case.prompt):
+        label = row_label(case, row)
+        row_case = dataclasses.replace(case, id=label, label=label, prompt=prompt)
         law_tests(check, Samples([draw[row] for draw in outputs], target, row_case, run.hint))
         if case.eos == NO_EOS:  # the rate's exact law counts every round (grader/oracle/acceptance.py)
-            rate_law = acceptance.rate_law(target, drafter, prompt, case.gamma, case.length, case.processor,
-                                           first_target=True)
+            rate_law = acceptance.rate_law(target, drafter, prompt, case.shape["gamma"], case.max_gen_len,
+                                           case.processor, first_target=True)
             check.test("acceptance rate",
                        stats.goodness_of_fit([acceptance.as_fraction(r[row]) for r in rates],
                                              rate_law, "acceptance rate"),
@@ -65,9 +66,9 @@ def row_laws(check: CheckRun, run: LoopRun) -> None:
 def independence(check: CheckRun, run: LoopRun) -> None:
     """Two rows with one prompt: the pair of their second tokens has the product law."""
     outputs, target, case = run.ids, run.target, run.case
-    law = laws.marginal(sequence_law(target, case.prompts[0], case.length, case.processor, case.eos), 1)
+    law = laws.marginal(sequence_law(target, case.prompt[0], case.max_gen_len, case.processor, case.eos), 1)
     pairs = [(draw[0][1], draw[1][1]) for draw in outputs]
     check.test("two rows with one prompt are independent",
                stats.goodness_of_fit(pairs, laws.product(law, law), "second-token pair"),
                "rows share forwards, never random numbers: draw each row's uniforms and "
-               "samples with their own noise", case=repr(case))
+               "samples with their own noise", case=case.label)

@@ -8,7 +8,7 @@ import torch
 from grader.checks.harness import CheckRun
 from grader.oracle.stats import LAW_TEST
 from grader.judges import kv_cache
-from grader.judged.loops import LawCase, LoopRun, Samples
+from grader.judged.loops import LoopRun, Samples
 from grader.judges.loop_properties import law_tests
 from grader.observers.trace import traced
 from grader.oracle import acceptance, stats, tree_laws
@@ -91,17 +91,16 @@ def laws(check: CheckRun, run: LoopRun) -> None:
     runs, first_trees, target, drafter, case, label = run.ids, run.forwards, run.target, run.drafter, run.case, run.label
     mean_hint = run.number_hint  # the check's, which its own properties show too
     samples = [(ids, acceptance.as_fraction(mean)) for ids, mean in runs]
-    eos = as_list(case.eos)
-    law = tree_laws.generate_law(target, drafter, case.prompt, case.branching, case.length, case.processor, eos)
-    law_case = LawCase(label, label, case.draws, case.processor, case.prompt, case.length, eos,
-                       {"branching": case.branching, "use_cache": case.use_cache}, case.drafter)
-    law_tests(check, Samples([ids for ids, _ in samples], target, law_case, LAW_HINT, options=LAW_TEST))
+    branching = case.shape["branching"]
+    law = tree_laws.generate_law(target, drafter, case.prompt, branching, case.max_gen_len, case.processor,
+                                 as_list(case.eos))
+    law_tests(check, Samples([ids for ids, _ in samples], target, case, LAW_HINT, options=LAW_TEST))
     check.test("joint law of the output and mean_accepted",
                stats.goodness_of_fit(samples, law, "(sequence, mean_accepted)", **LAW_TEST), LAW_HINT, case=label)
     check.test("law of mean_accepted",
                stats.goodness_of_fit([m for _, m in samples], tree_laws.marginal(law, lambda o: o[1]),
                                      "mean_accepted", **LAW_TEST), mean_hint, case=label)
-    if case.branching[0] >= 2:
+    if branching[0] >= 2:
         pairs = [tuple(ids[len(case.prompt): len(case.prompt) + 2]) for ids in first_trees]
         with torch.no_grad():
             q = case.processor(drafter(torch.tensor([case.prompt])).logits[0, -1].double()).tolist()

@@ -49,10 +49,10 @@ def calibration(job: tuple[int, int]) -> int:
     replications, seed = job
     target, drafters = models()
     cases = [check.ACCEPTANCE_CASE] + check.LAW_CASES
-    case_laws = [laws.sequence_law(target, c.prompt, c.length, c.processor, as_list(c.eos)) for c in cases]
+    case_laws = [laws.sequence_law(target, c.prompt, c.max_gen_len, c.processor, as_list(c.eos)) for c in cases]
     a = check.ACCEPTANCE_CASE
-    rate_law = acceptance.rate_law(target, drafters[a.drafter], a.prompt, a.gamma, a.length,
-                                   a.processor, a.first_target)
+    rate_law = acceptance.rate_law(target, drafters[a.drafter], a.prompt, a.shape["gamma"], a.max_gen_len,
+                                   a.processor, a.shape["first_target"])
     rng = np.random.default_rng(seed)
 
     def draw(law: dict, n: int) -> list:
@@ -66,7 +66,7 @@ def calibration(job: tuple[int, int]) -> int:
         for case, law in zip(cases, case_laws):
             samples = draw(law, case.draws)
             p_values.append(stats.goodness_of_fit(samples, law).p_value)
-            for i in range(case.length):
+            for i in range(case.max_gen_len):
                 tokens = [s[i] if i < len(s) else None for s in samples]
                 p_values.append(stats.goodness_of_fit(tokens, laws.marginal(law, i)).p_value)
         failures += any(stats.holm(p_values, FAMILY_ERROR_RATE))
@@ -86,7 +86,7 @@ def run(args) -> dict:
         rows.append([f"`{m.name}`", m.exercise, m.description, f"{caught}/{total}", ", ".join(n for n, _ in by)])
     false_failures = {e: len(runs.reference_failures(results, e)) for e in EXERCISES}
     seconds, load = runs.timed(EXERCISES)
-    tests = 1 + sum(1 + case.length for case in [check.ACCEPTANCE_CASE] + check.LAW_CASES)
+    tests = 1 + sum(1 + case.max_gen_len for case in [check.ACCEPTANCE_CASE] + check.LAW_CASES)
     interval = scipy_stats.binomtest(calibrated, args.calibration).proportion_ci(0.95)  # Clopper-Pearson
     print(f"both checks on the reference: {runs.total(seconds):.1f} s (the sum of each check's median of 3 runs)")
     print(f"false failures: {false_failures} over {args.reference_seeds} seeds each; the tests "

@@ -77,17 +77,17 @@ def tree_bugs(threshold: float) -> list[tuple]:
     typical, siblings = [], []
     for case in tree_generate.LAW_CASES:
         eos, drafter = as_list(case.eos), drafters[case.drafter]
-        exact = tree_laws.generate_law(target, drafter, case.prompt, case.branching, case.length,
+        exact = tree_laws.generate_law(target, drafter, case.prompt, case.shape["branching"], case.max_gen_len,
                                        case.processor, eos)
-        bug = tree_laws.generate_law(target, drafter, case.prompt, case.branching, case.length,
+        bug = tree_laws.generate_law(target, drafter, case.prompt, case.shape["branching"], case.max_gen_len,
                                      case.processor, eos, rule=tree_laws.typical_law)
-        typical.append((f"{case.branching}: output and mean_accepted", case.draws, exact, bug))
-        if case.branching[0] >= 2:
+        typical.append((f"{case.shape['branching']}: output and mean_accepted", case.draws, exact, bug))
+        if case.shape["branching"][0] >= 2:
             with torch.no_grad():
                 q = case.processor(drafter(torch.tensor([case.prompt])).logits[0, -1].double()).tolist()
             iid = {(a, b): q[a] * q[b] for a in range(len(q)) for b in range(len(q)) if q[a] * q[b] > 0}
             without = {(a, b): q[a] * q[b] / (1 - q[a]) for a, b in iid if a != b}
-            siblings.append((f"{case.branching}: sibling pair", case.draws, iid, without))
+            siblings.append((f"{case.shape['branching']}: sibling pair", case.draws, iid, without))
     minimum = LAW_TEST["min_expected"]
     return [("tree_typical_acceptance", "tree_generate", *best_test(typical, threshold, minimum)),
             ("tree_siblings_without_replacement", "tree_generate", *best_test(siblings, threshold, minimum))]
@@ -101,12 +101,12 @@ def loop_bugs(threshold: float) -> list[tuple]:
     for name, rule in mutant_laws.LOOP_BUGS.items():
         pairs = []
         for case in speculative_generate.LAW_CASES:
-            arguments = (target, drafters[case.drafter], case.prompt, case.gamma, case.length, case.processor,
-                         case.first_target, as_list(case.eos))
+            arguments = (target, drafters[case.drafter], case.prompt, case.shape["gamma"], case.max_gen_len,
+                         case.processor, case.shape["first_target"], as_list(case.eos))
             law, bug = acceptance.output_law(*arguments), acceptance.output_law(*arguments, rule)
-            pairs.append((f"law of the first {case.length} tokens ({case!r})", case.draws, law, bug))
-            pairs += [(f"law of token {i + 1} ({case!r})", case.draws, laws.marginal(law, i), laws.marginal(bug, i))
-                      for i in range(case.length)]
+            pairs.append((f"law of the first {case.max_gen_len} tokens ({case.label})", case.draws, law, bug))
+            pairs += [(f"law of token {i + 1} ({case.label})", case.draws, laws.marginal(law, i), laws.marginal(bug, i))
+                      for i in range(case.max_gen_len)]
         rows.append((name, "speculative_generate", *best_test(pairs, threshold, stats.MIN_EXPECTED)))
     return rows
 
@@ -135,10 +135,10 @@ def rate_bugs(thresholds: dict) -> list[tuple]:
                                        speculative_generate.ACCEPTANCE_CASE),
                                       ("static_cache", "static_rate_counts_gamma", static_cache.ACCEPTANCE_CASE)):
         target, drafters = models()
-        arguments = (target, drafters[case.drafter], case.prompt, case.gamma, case.length, case.processor,
-                     case.first_target)
+        arguments = (target, drafters[case.drafter], case.prompt, case.shape["gamma"], case.max_gen_len,
+                     case.processor, case.shape["first_target"])
         law, bug = acceptance.rate_law(*arguments), acceptance.rate_law(*arguments, acceptance.Rule(counts_gamma=True))
-        rows.append((mutant, exercise_id, *best_test([(f"acceptance rate ({case!r})", case.draws, law, bug)],
+        rows.append((mutant, exercise_id, *best_test([(f"acceptance rate ({case.label})", case.draws, law, bug)],
                                                      thresholds[exercise_id], stats.MIN_EXPECTED)))
     return rows
 

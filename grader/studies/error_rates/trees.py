@@ -74,20 +74,20 @@ def siblings_power() -> tuple[float, list]:
     threshold = FAMILY_ERROR_RATE / tree_tests()
     rows = []
     for case in tree_generate.LAW_CASES:
-        if case.branching[0] < 2:
+        if case.shape["branching"][0] < 2:
             continue
         with torch.no_grad():
             q = case.processor(drafters[case.drafter](torch.tensor([case.prompt])).logits[0, -1].double()).numpy()
         iid = {(a, b): q[a] * q[b] for a in range(len(q)) for b in range(len(q)) if q[a] * q[b] > 0}
         without = {(a, b): q[a] * q[b] / (1 - q[a]) for a, b in iid if a != b}
-        rows.append((repr(case.branching), "sibling pair", test_power(iid, without, case.draws, threshold)))
+        rows.append((repr(case.shape["branching"]), "sibling pair", test_power(iid, without, case.draws, threshold)))
     return max(power for _, _, power in rows), rows
 
 
 def tree_tests() -> int:
     """The tree_generate check's statistical tests: per case the output, each token, the
     joint law with mean_accepted, mean_accepted, and the sibling pair where there are two."""
-    return sum(3 + case.length + (case.branching[0] >= 2) for case in tree_generate.LAW_CASES)
+    return sum(3 + case.max_gen_len + (case.shape["branching"][0] >= 2) for case in tree_generate.LAW_CASES)
 
 
 def typical_power() -> tuple[float, list, list]:
@@ -98,11 +98,11 @@ def typical_power() -> tuple[float, list, list]:
     rows, distances = [], []
     for case in tree_generate.LAW_CASES:
         eos = as_list(case.eos)
-        exact = tree_laws.generate_law(target, drafters[case.drafter], case.prompt, case.branching,
-                                       case.length, case.processor, eos)
-        typical = tree_laws.generate_law(target, drafters[case.drafter], case.prompt, case.branching,
-                                         case.length, case.processor, eos, rule=tree_laws.typical_law)
-        target_law = laws.sequence_law(target, case.prompt, case.length, case.processor, eos)
+        exact = tree_laws.generate_law(target, drafters[case.drafter], case.prompt, case.shape["branching"],
+                                       case.max_gen_len, case.processor, eos)
+        typical = tree_laws.generate_law(target, drafters[case.drafter], case.prompt, case.shape["branching"],
+                                         case.max_gen_len, case.processor, eos, rule=tree_laws.typical_law)
+        target_law = laws.sequence_law(target, case.prompt, case.max_gen_len, case.processor, eos)
         output = tree_laws.marginal(typical, lambda o: o[0])
         distances.append(0.5 * sum(abs(output.get(o, 0.0) - target_law.get(o, 0.0))
                                    for o in set(output) | set(target_law)))
@@ -110,8 +110,8 @@ def typical_power() -> tuple[float, list, list]:
                  ("mean_accepted", tree_laws.marginal(exact, lambda o: o[1]),
                   tree_laws.marginal(typical, lambda o: o[1]))]
         pairs += [(f"token {i + 1}", laws.marginal(target_law, i), laws.marginal(output, i))
-                  for i in range(case.length)]
-        rows += [(repr(case.branching), test, test_power(law, alternative, case.draws, threshold))
+                  for i in range(case.max_gen_len)]
+        rows += [(repr(case.shape["branching"]), test, test_power(law, alternative, case.draws, threshold))
                  for test, law, alternative in pairs]
     return max(power for _, _, power in rows), rows, distances
 
@@ -146,18 +146,18 @@ def check_laws() -> dict:
     target, drafters = models()
     for case in tree_generate.LAW_CASES:
         eos, drafter = as_list(case.eos), drafters[case.drafter]
-        law = tree_laws.generate_law(target, drafter, case.prompt, case.branching, case.length,
+        law = tree_laws.generate_law(target, drafter, case.prompt, case.shape["branching"], case.max_gen_len,
                                      case.processor, eos)
-        target_law = laws.sequence_law(target, case.prompt, case.length, case.processor, eos)
+        target_law = laws.sequence_law(target, case.prompt, case.max_gen_len, case.processor, eos)
         found = [("output", target_law), ("output and mean_accepted", law),
                  ("mean_accepted", tree_laws.marginal(law, lambda o: o[1]))]
-        found += [(f"token {i + 1}", laws.marginal(target_law, i)) for i in range(case.length)]
-        if case.branching[0] >= 2:
+        found += [(f"token {i + 1}", laws.marginal(target_law, i)) for i in range(case.max_gen_len)]
+        if case.shape["branching"][0] >= 2:
             with torch.no_grad():
                 q = case.processor(drafter(torch.tensor([case.prompt])).logits[0, -1].double()).tolist()
             found.append(("sibling pair", {(a, b): q[a] * q[b] for a in range(len(q))
                                            for b in range(len(q)) if q[a] * q[b] > 0}))
-        tests["tree_generate"] += [(repr(case.branching), test, test_law, case.draws) for test, test_law in found]
+        tests["tree_generate"] += [(repr(case.shape["branching"]), test, test_law, case.draws) for test, test_law in found]
     return tests
 
 
