@@ -156,17 +156,18 @@ class NGramCase(LawCase):
 
 
 def law_case(id: str, processor: sampling.LogitsProcessor, run: Run, draws: int = 300) -> NGramCase:
+    """``run`` sampled with ``processor``, its law of the first ``run.max_gen_len`` tokens known exactly."""
     return NGramCase(id, f"{processor!r}, {run.label}", draws, processor, run.prompt, run.max_gen_len, run.eos, run=run)
 
 
 LAW_CASES = [
     law_case("law-1", sampling.MultinomialProcessor(temperature=1.0), Run([3], 3, 2, max_gen_len=4)),
     law_case("law-2", sampling.MultinomialProcessor(temperature=0.6),
-            Run([2, 3, 2, 3, 2], 3, 3, max_gen_len=4, first_target=False, use_cache=True, eos=1)),
+             Run([2, 3, 2, 3, 2], 3, 3, max_gen_len=4, first_target=False, use_cache=True, eos=1)),
     law_case("law-3", sampling.TopKProcessor(temperature=1.0, top_k=3), Run([4, 4, 4, 4], 2, 4, max_gen_len=5)),
     law_case("law-4", sampling.MultinomialProcessor(temperature=1.5),
-            Run([0, 5, 0, 5, 0, 5], 4, 1, max_gen_len=4, first_target=False, stop_if_unknown=True,
-                lookup=True)),
+             Run([0, 5, 0, 5, 0, 5], 4, 1, max_gen_len=4, first_target=False, stop_if_unknown=True,
+                 lookup=True)),
 ]
 INT_OR_NONE_HINT = ("next_token gives a token id as a plain Python int, or None when the storage knows "
                     "nothing: the loop puts drafts in a list and tests `is None`",
