@@ -43,9 +43,8 @@ def main():
     for use_cache in (False, True):
         torch.manual_seed(args.seed + use_cache)  # independent draws: the cache changes no draw
         start = time.perf_counter()
-        samples = [tuple(generate(case.prompt, drafters[case.drafter], target, **case.shape,
-                                  logits_processor=case.processor, max_gen_len=case.max_gen_len,
-                                  eos_tokens_id=case.eos, use_cache=use_cache)[0])
+        samples = [tuple(generate(case.prompt, drafters[case.drafter], target, **case.keywords,
+                                  use_cache=use_cache)[0])
                    for _ in range(args.draws)]
         joint = stats.goodness_of_fit(samples, law, "sequence", **G_TEST).p_value
         tokens = [stats.goodness_of_fit([s[i] if i < len(s) else None for s in samples],

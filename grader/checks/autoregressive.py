@@ -125,8 +125,7 @@ def check_shipped_pair(check: CheckRun, generate) -> None:
 
 def check_law(check: CheckRun, generate, model, case: LawCase) -> None:
     check.seed_everything(case.label)
-    samples = [tuple(suite.generated(check, generate, case.prompt, model, max_gen_len=case.max_gen_len,
-                                     logits_processor=case.processor, eos_tokens_id=case.eos, **case.shape,
+    samples = [tuple(suite.generated(check, generate, case.prompt, model, **case.keywords,
                                      what=f"({case.label})"))
                for _ in range(case.draws * check.draws)]
     suite.LAW_JUDGE(check, Samples(samples, model, case, LAW_HINT, per_token=False))

@@ -246,8 +246,7 @@ def check_shipped_pair(check, generate):
 def samples(check: CheckRun, generate, target, drafters, case: LawCase) -> tuple[list, list]:
     """``case.draws * check.draws`` runs of the batch: (outputs, rates), each a list of per-run rows."""
     check.seed_everything("law", case.label)
-    runs = [generated(check, generate, case.prompt, drafters[case.drafter], target, **case.shape,
-                      logits_processor=case.processor, max_gen_len=case.max_gen_len, eos_tokens_id=case.eos,
+    runs = [generated(check, generate, case.prompt, drafters[case.drafter], target, **case.keywords,
                       what=f"({case.label})") for _ in range(case.draws * check.draws)]
     return [[tuple(o) for o in outputs] for outputs, _ in runs], [rates for _, rates in runs]
 

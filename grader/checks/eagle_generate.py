@@ -153,8 +153,7 @@ def run_loop(check: CheckRun, loop: Loop, greedy_runs: list, law_cases: list[Law
         check.seed_everything("law", case.label)
         try:
             with stalls.stall_guard(target, head):
-                samples = [tuple(loop.call(case.prompt, head, target, **case.shape, max_gen_len=case.max_gen_len,
-                                           logits_processor=case.processor, eos_tokens_id=case.eos,
+                samples = [tuple(loop.call(case.prompt, head, target, **case.keywords,
                                            what=f"({case.label})")[0])
                            for _ in range(case.draws * check.draws)]
         except Stop as stop:

@@ -254,7 +254,6 @@ def check_law(check: CheckRun, loop: Loop, target: Any, drafters: Mapping[str, A
     """The target's exact law of ``case``'s first tokens (jointly and token by token), from
     ``case.draws`` runs of the loop (times the grading config's draws), seeded by its label."""
     check.seed_everything("law", case.label)
-    samples = [tuple(loop.call(case.prompt, drafters[case.drafter], target, **case.shape, max_gen_len=case.max_gen_len,
-                               logits_processor=case.processor, eos_tokens_id=case.eos, what=f"({case.label})")[0])
+    samples = [tuple(loop.call(case.prompt, drafters[case.drafter], target, **case.keywords, what=f"({case.label})")[0])
                for _ in range(case.draws * check.draws)]
     LAW_JUDGE(check, Samples(samples, target, case, hint))

@@ -166,8 +166,7 @@ def drawn(check, generate, target, drafters, case: LawCase, use_cache: bool, tes
     """``case.draws`` runs of the loop (times the grading config's draws), seeded by ``test``
     and the case: each run's ``(ids, rate)``."""
     check.seed_everything(test, case.label, use_cache)
-    return [generated(check, generate, case.prompt, drafters[case.drafter], target, **case.shape,
-                      logits_processor=case.processor, max_gen_len=case.max_gen_len, eos_tokens_id=case.eos,
+    return [generated(check, generate, case.prompt, drafters[case.drafter], target, **case.keywords,
                       use_cache=use_cache, what=f"({case.label})")
             for _ in range(case.draws * check.draws)]
 

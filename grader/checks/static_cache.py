@@ -243,8 +243,7 @@ def check_baseline(check, baseline, target, gpt2):
     check_baseline_reads(check, eager, target)
     case = AUTOREGRESSIVE_LAW
     check.seed_everything("baseline law", case.label)
-    samples = [tuple(check.call(eager, case.prompt, target, max_gen_len=case.max_gen_len,
-                                logits_processor=case.processor, eos_tokens_id=case.eos, what=f"({case.label})"))
+    samples = [tuple(check.call(eager, case.prompt, target, **case.keywords, what=f"({case.label})"))
                for _ in range(case.draws * check.draws)]
     LAW_JUDGE(check, Samples(samples, target, case, LAW_HINT, f"baseline law of the first {case.max_gen_len} tokens",
                              per_token=False))

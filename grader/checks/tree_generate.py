@@ -140,9 +140,8 @@ def check_law(check, generate, target, drafters, case: shared.LawCase):
     for _ in range(case.draws * check.draws):
         log = []
         wrapped = LoggedModel(target, "target", log, check.observation)
-        ids, mean = generated(check, generate, case.prompt, drafter, wrapped, **case.shape,
-                              logits_processor=case.processor, max_gen_len=case.max_gen_len,
-                              eos_tokens_id=case.eos, what=f"({label})")
+        ids, mean = generated(check, generate, case.prompt, drafter, wrapped, **case.keywords,
+                              what=f"({label})")
         samples.append((tuple(ids), mean))
         first_trees.append(log[0].ids if log else [])
         if not set(ids) & set(as_list(case.eos)):  # no end token cut a round short

@@ -68,6 +68,12 @@ class LawCase(cases.LawCase):
     shape: Mapping[str, Any] = field(default_factory=dict)
     drafter: str = ""
 
+    @property
+    def keywords(self) -> dict[str, Any]:
+        """The loop's keywords for one draw: ``shape``, the processor, ``max_gen_len`` and the end tokens."""
+        return {**self.shape, "logits_processor": self.processor, "max_gen_len": self.max_gen_len,
+                "eos_tokens_id": self.eos}
+
 
 def row_label(case: LawCase, row: int) -> str:
     """The case of one row's law tests in a batched loop's ``case``: "row 1, prompt [2, 3, 4, 5]
