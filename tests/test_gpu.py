@@ -136,8 +136,11 @@ def cuda_syncs(run) -> int:
 def test_compiled_fast_loops_sample_on_cuda_with_few_host_syncs():
     """Lesson 7 compiled (CUDA graphs) at T = 1, the draws inside the graphs: at most one
     sync per round for speculative decoding (drafter = target: every draft accepted, so
-    rounds = ceil(63 / 5)), one per HOST_READ_EVERY tokens for the baseline, plus four
-    per call (the prompt and end tokens copied over, the prefill's end test, the output)."""
+    rounds = ceil(63 / 5)), one per HOST_READ_EVERY tokens for the baseline, plus what a
+    call does once: the prompt and end tokens copied over, one per eager prefill (the
+    target's and the drafter's, one for the baseline: transformers' mask code reads the
+    static cache's offset on the host to choose SDPA's causal path for a prompt), the
+    prefill's end test and the output. Measured on an H200: 19 and 11."""
     from solutions.fast import HOST_READ_EVERY, fast_autoregressive_generate, fast_speculative_generate
 
     target, _ = synthetic_pair(layers=4, hidden=256, divergence=0.02, device="cuda")
@@ -160,4 +163,4 @@ def test_compiled_fast_loops_sample_on_cuda_with_few_host_syncs():
     assert all(len(ids) == 64 and all(0 <= t < target.config.vocab_size for t in ids) for ids, _ in outputs)
     assert outputs[-2][1] == 1.0  # the target drafting for itself: every draft accepted
     assert len({tuple(ids) for ids, _ in outputs[1::2]}) > 1  # sampled afresh at every call
-    assert syncs["speculative"] <= 13 + 4 and syncs["autoregressive"] <= 64 // HOST_READ_EVERY + 4, syncs
+    assert syncs["speculative"] <= 13 + 6 and syncs["autoregressive"] <= 64 // HOST_READ_EVERY + 4, syncs

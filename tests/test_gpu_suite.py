@@ -21,7 +21,8 @@ def test_gpu_run_dry_run_runs_every_stage_and_writes_each_line(tmp_path):
     with the device, the libraries, the commit and the sizes it ran."""
     from grader.studies.gpu.suite import STAGES, TOTAL_BUDGET_S
 
-    assert sum(stage.budget_s for stage in STAGES) <= TOTAL_BUDGET_S <= 9 * 60  # a command may run 10 minutes
+    # a command may run 10 minutes; the H200 run spent about 10 s outside the stages
+    assert sum(stage.budget_s for stage in STAGES) <= TOTAL_BUDGET_S <= 560
     result, lines = gpu_run(tmp_path)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert [line["stage"] for line in lines] == [stage.name for stage in STAGES]

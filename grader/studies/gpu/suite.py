@@ -1,5 +1,5 @@
 """`scripts/gpu_run.sh`: the GPU measurements of docs/benchmarks.md, in stages that fit one
-short lease of one GPU: 8.5 minutes in all, compiling included, under the 10 minutes one
+short lease of one GPU: 9.25 minutes in all, compiling included, under the 10 minutes one
 command may run on a lent machine.
 
 Each stage runs in its own process under its own time budget, then prints one JSON line
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
-TOTAL_BUDGET_S = 510  # the stages' budgets add up to this: 8.5 minutes, under one 10-minute command
+TOTAL_BUDGET_S = 555  # the stages' budgets add up to this: 9.25 minutes, under one 10-minute command
 
 
 @dataclass(frozen=True)
@@ -67,15 +67,15 @@ class Stage:
     pair: str = "synthetic"  # grader bench's --pair: "synthetic" (of the sizes' shape) or "shipped"
 
 
-# Budgets from the run of the issue on one H200 (16 GPU tests in 59 s; 1.6B eager decode
-# step 30.6 ms, 36.6 s to compile the fast loop's graphs) scaled to these sizes.
+# Budgets: each stage's time on one H200 (commit 1b13d26: 77, 84, 94, 109, 100 and 41 s,
+# compiling included) with a margin of about 10%.
 STAGES = (
-    Stage("gpu_tests", 90, None),
-    Stage("lessons_4_7_greedy", 120, ("--fast",)),
-    Stage("lessons_4_7_sampling", 100, ("--sampling", "--fast")),
-    Stage("lesson_8_batches", 70, ("--sampling", "--no-fast", "--batch")),
-    Stage("lesson_9_trees", 70, ("--no-fast", "--trees")),
-    Stage("lesson_11_eagle", 60, ("--no-fast", "--eagle"), pair="shipped"),
+    Stage("gpu_tests", 85, None),
+    Stage("lessons_4_7_greedy", 95, ("--fast",)),
+    Stage("lessons_4_7_sampling", 102, ("--sampling", "--fast")),
+    Stage("lesson_8_batches", 118, ("--sampling", "--no-fast", "--batch")),
+    Stage("lesson_9_trees", 110, ("--no-fast", "--trees")),
+    Stage("lesson_11_eagle", 45, ("--no-fast", "--eagle"), pair="shipped"),
 )
 
 
