@@ -2,6 +2,7 @@
 (lesson 9's multi_draft_sampling with q = count / total), not as chosen point masses."""
 EXERCISE = "suffix_generate"
 MODULE = "suffix"
+SLOW = "10.9 s of CI's time; suffix_generate keeps suffix_cache_cropped_like_a_chain and suffix_index_not_updated in the default run"
 PATCHES = [
     ("        path, token = walk_deterministic_tree(processor(logits[0]), parents, nodes)",
      "        path, token = walk_as_samples(processor(logits[0]), parents, nodes, "
