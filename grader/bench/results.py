@@ -74,7 +74,7 @@ class FastResult:
     speedup_vs_fast_autoregressive: float
     speedup_vs_hf_assisted: float | None  # None: HF not timed (--no-hf)
     compile_seconds: float  # the first calls less a timed call: never in tokens/s
-    target_step_ms: float  # one token of the fast baseline: the compiled step and its sampling
+    target_step_ms: float  # one decoded token of the fast baseline (its step and sampling), per-call costs apart
     floor_step_ms: float  # the bytes a step reads over the measured memory bandwidth
     memory_bandwidth_gb_s: float
     drafter_step_ms: float
