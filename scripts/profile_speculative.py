@@ -1,25 +1,74 @@
 """Where one speculative run spends its time, operator by operator (torch.profiler), on
 the default benchmark pair of `grader bench`; the table in docs/benchmarks.md comes from it.
+With ``--fast-steps N``, where lesson 7's compiled decode step spends it instead: N steps of
+the fast baseline's target, their wall time against the memory floor and, on a GPU, the
+kernels each step runs and the device time they take.
 
     python scripts/profile_speculative.py --gamma 7
     python scripts/profile_speculative.py --device cuda --dtype bfloat16 --layers 24 --hidden 2048
+    python scripts/profile_speculative.py --device cuda --dtype bfloat16 --layers 24 --hidden 2048 --fast-steps 50
 """
 import argparse
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import torch  # noqa: E402
+from torch.autograd import DeviceType  # noqa: E402
 from torch.profiler import ProfilerActivity, profile  # noqa: E402
 from transformers import AutoTokenizer  # noqa: E402
 
 from grader.models import synthetic  # noqa: E402
+from grader.bench import roofline  # noqa: E402
 from grader.bench.measure import DTYPES  # noqa: E402
+from grader.bench.speedup import synchronize  # noqa: E402
 from grader.models import SHIPPED_TARGET  # noqa: E402
 from grader.models.corpus import held_out_prompts  # noqa: E402
+from solutions.fast import StaticModel, cache_length  # noqa: E402
 from solutions.sampling import GreedyProcessor  # noqa: E402
 from solutions.speculative import speculative_generate  # noqa: E402
+
+
+@torch.inference_mode()
+def profile_fast_step(target, prompt: list[int], steps: int, compile: bool, rows: int) -> None:
+    """``steps`` decode steps of lesson 7's fast baseline on ``target`` (``StaticModel.step``
+    on ``[1, 1]``, the token after the prompt and on), timed, then profiled. Device time
+    near the wall time: the step is bound by its kernels; far below it, by the host."""
+    device = target.device
+    warm = 3  # the first steps compile and record the graph
+    ids = torch.zeros((1, len(prompt) + warm + 2 * steps + 1), dtype=torch.long, device=device)
+    ids[0, : len(prompt)] = torch.tensor(prompt, device=device)
+    runner = StaticModel(target, cache_length(ids.shape[1]), compile=compile)
+    runner.prefill(ids, len(prompt), GreedyProcessor(), torch.tensor([-1], device=device))
+    position = len(prompt)
+
+    def run(count: int) -> None:
+        nonlocal position
+        for _ in range(count):
+            runner.step(ids, position, 1)  # the cache holds ids[:, :position]
+            position += 1
+        synchronize(device)
+
+    run(warm)
+    start = time.perf_counter()
+    run(steps)
+    wall = 1000 * (time.perf_counter() - start) / steps
+    on_gpu = str(device).startswith("cuda")
+    with profile(activities=[ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if on_gpu else [])) as prof:
+        run(steps)
+    floor = roofline.floor_step_ms(target, position, roofline.memory_bandwidth(device))
+    print(f"{'compiled' if compile else 'eager'} decode step on {device}: {wall:.3f} ms, "
+          f"floor {floor:.3f} ms ({wall / floor:.2f}x)")
+    kernels = [e for e in prof.events() if e.device_type == DeviceType.CUDA]
+    if kernels:
+        busy = sum(e.time_range.elapsed_us() for e in kernels) / 1000 / steps
+        print(f"on the device: {len(kernels) / steps:.0f} kernels a step, {busy:.3f} ms of kernel time "
+              f"({busy / wall:.0%} of the step)")
+    sort = "self_cuda_time_total" if on_gpu else "self_cpu_time_total"
+    print(prof.key_averages().table(sort_by=sort, row_limit=rows, max_name_column_width=44))
 
 
 def main():
@@ -32,10 +81,15 @@ def main():
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--dtype", choices=list(DTYPES), default="float32")
     parser.add_argument("--rows", type=int, default=12)
+    parser.add_argument("--fast-steps", type=int, metavar="N",
+                        help="profile N compiled decode steps of lesson 7's fast baseline instead")
+    parser.add_argument("--eager", action="store_true", help="with --fast-steps: the same steps uncompiled")
     args = parser.parse_args()
     target, drafter = synthetic.synthetic_pair(args.layers, args.hidden, args.divergence,
                                                device=args.device, dtype=DTYPES[args.dtype])
     prompt = held_out_prompts(AutoTokenizer.from_pretrained(SHIPPED_TARGET), 1)[0]
+    if args.fast_steps:
+        return profile_fast_step(target, prompt, args.fast_steps, not args.eager, args.rows)
 
     def run():
         return speculative_generate(prompt, drafter, target, gamma=args.gamma, max_gen_len=args.new_tokens,

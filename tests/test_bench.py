@@ -1,6 +1,7 @@
 """`grader bench` and `grader demo` run, and their numbers are consistent (speed itself is
 measured by the benchmark, never asserted here)."""
 import json
+import re
 import subprocess
 import sys
 import time
@@ -362,3 +363,16 @@ def test_batched_autoregressive_decoding_equals_each_prompt_decoded_alone():
     batched = batched_autoregressive_generate(prompts, target, 16, GreedyProcessor())
     assert batched == [autoregressive_generate(p, target, max_gen_len=16, eos_tokens_id=speedup.NO_EOS,
                                                use_cache=True) for p in prompts]
+
+
+def test_the_fast_step_profile_times_the_step_against_its_floor():
+    """scripts/profile_speculative.py --fast-steps, as it runs on a GPU but eager on the CPU
+    with a two-layer pair: the step's time, its floor and the profiler's table."""
+    result = subprocess.run([sys.executable, "scripts/profile_speculative.py", "--layers", "2", "--hidden", "64",
+                             "--fast-steps", "4", "--eager", "--rows", "5"], capture_output=True, text=True,
+                            timeout=300, cwd=ROOT, env={"OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", "PATH": ""})
+    assert result.returncode == 0, result.stderr[-2000:]
+    line = next(line for line in result.stdout.splitlines() if line.startswith("eager decode step on cpu: "))
+    step, floor, ratio = (float(x) for x in re.findall(r"([\d.]+)(?: ms|x\))", line))
+    assert 0 < floor < step and ratio == pytest.approx(step / floor, rel=0.01), line
+    assert "aten::mm" in result.stdout
