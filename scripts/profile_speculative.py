@@ -27,7 +27,7 @@ from grader.bench.measure import DTYPES  # noqa: E402
 from grader.bench.speedup import synchronize  # noqa: E402
 from grader.models import SHIPPED_TARGET  # noqa: E402
 from grader.models.corpus import held_out_prompts  # noqa: E402
-from solutions.fast import StaticModel, cache_length  # noqa: E402
+from solutions.fast import StaticModel, cache_length, sequence_buffer  # noqa: E402
 from solutions.sampling import GreedyProcessor  # noqa: E402
 from solutions.speculative import speculative_generate  # noqa: E402
 
@@ -39,8 +39,7 @@ def profile_fast_step(target, prompt: list[int], steps: int, compile: bool, rows
     near the wall time: the step is bound by its kernels; far below it, by the host."""
     device = target.device
     warm = 3  # the first steps compile and record the graph
-    ids = torch.zeros((1, len(prompt) + warm + 2 * steps + 1), dtype=torch.long, device=device)
-    ids[0, : len(prompt)] = torch.tensor(prompt, device=device)
+    ids = sequence_buffer(prompt, len(prompt) + warm + 2 * steps + 1, device)
     runner = StaticModel(target, cache_length(ids.shape[1]), compile=compile)
     runner.prefill(ids, len(prompt), GreedyProcessor(), torch.tensor([-1], device=device))
     position = len(prompt)

@@ -1,6 +1,7 @@
 """`grader bench` and `grader demo` run, and their numbers are consistent (speed itself is
 measured by the benchmark, never asserted here)."""
 import json
+import os
 import re
 import subprocess
 import sys
@@ -370,7 +371,7 @@ def test_the_fast_step_profile_times_the_step_against_its_floor():
     with a two-layer pair: the step's time, its floor and the profiler's table."""
     result = subprocess.run([sys.executable, "scripts/profile_speculative.py", "--layers", "2", "--hidden", "64",
                              "--fast-steps", "4", "--eager", "--rows", "5"], capture_output=True, text=True,
-                            timeout=300, cwd=ROOT, env={"OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", "PATH": ""})
+                            timeout=300, cwd=ROOT, env={**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1"})
     assert result.returncode == 0, result.stderr[-2000:]
     line = next(line for line in result.stdout.splitlines() if line.startswith("eager decode step on cpu: "))
     step, floor, ratio = (float(x) for x in re.findall(r"([\d.]+)(?: ms|x\))", line))
