@@ -1,5 +1,10 @@
-"""Hostile learner files: each ends with exit 1, within its time limit, a short clear
-diagnosis and no pass; none of them is modified by the grader."""
+"""Hostile learner files: each ends within its time limit with a short clear diagnosis and
+no pass (from ``grader check``, with exit 1); none of them is modified by the grader.
+
+Each file's verdict is decided on runners forked by one warm zygote (grader/decider/warm.py,
+the path of a notebook kernel and of ``grader grade``), which spares each a fresh Python
+importing torch; ``grader check`` runs a few of them cold by default, and every one under
+``-m slow``."""
 import hashlib
 import json
 import time
@@ -8,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from grader import exercises, grade, gradebook
-from grader.decider import replay, run
+from grader.commands.check import DEFAULT_SEED
+from grader.decider import replay, run, warm
 from grader.observers import observation
 from grader.observers.head_feeds import feed
 from grader.observers.recording import forward
@@ -56,22 +62,54 @@ CASES = [  # (file, exercise, status, words the diagnosis must contain)
 ]
 
 
+# one of each way a check ends (an exit, a signal, a wrong value, an import, an attack on
+# the pipe): through the command by default, every case under -m slow (the command's own limit on
+# a hang: tests/test_cli.py)
+COMMAND_CASES = {"os_exit", "kill_self", "prints_passed", "missing_function", "forges_verdict_pipe"}
+
+
+@pytest.fixture(scope="module")
+def pool():
+    runners = warm.WarmRunners()
+    yield runners
+    runners.close()
+
+
+def assert_clear(verdict: dict, name: str, status: str, words: str, elapsed: float, before: str):
+    """``verdict`` (a Verdict as JSON) is the diagnosis the case expects, given in time, and
+    the hostile file is as it was."""
+    assert verdict["status"] == status, verdict
+    assert words in verdict["summary"] + json.dumps(verdict["findings"]), verdict["summary"]
+    assert "Traceback" not in verdict["summary"]
+    limit = HANG_TIMEOUT if name == "hangs" else TIMEOUT
+    assert elapsed < limit + 60  # the limit plus the start of a fresh Python process
+    assert hashlib.sha256((HOSTILE / f"{name}.py").read_bytes()).hexdigest() == before
+
+
 @pytest.mark.parametrize("name, exercise, status, words", CASES, ids=[c[0] for c in CASES])
-def test_hostile_file_gets_a_clear_verdict(name, exercise, status, words):
+def test_hostile_file_gets_a_clear_verdict(pool, name, exercise, status, words):
     path = HOSTILE / f"{name}.py"
     before = hashlib.sha256(path.read_bytes()).hexdigest()
-    limit = HANG_TIMEOUT if name == "hangs" else TIMEOUT
     start = time.monotonic()
-    result = run_grader("check", exercise, "--impl", str(path), "--timeout", str(limit), "--json")
+    verdict, = run.run_isolated([exercise], name, DEFAULT_SEED, HANG_TIMEOUT if name == "hangs" else TIMEOUT,
+                                import_root=HOSTILE, runners=pool)  # one folder: one sandbox, one zygote
+    assert_clear(json.loads(json.dumps(verdict.to_dict())), name, status, words, time.monotonic() - start, before)
+
+
+@pytest.mark.parametrize("name, exercise, status, words",
+                         [c if c[0] in COMMAND_CASES else pytest.param(*c, marks=pytest.mark.slow) for c in CASES],
+                         ids=[c[0] for c in CASES])
+def test_the_command_gives_a_hostile_file_its_verdict_and_exit_1(name, exercise, status, words):
+    path = HOSTILE / f"{name}.py"
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    start = time.monotonic()
+    result = run_grader("check", exercise, "--impl", str(path), "--timeout",
+                        str(HANG_TIMEOUT if name == "hangs" else TIMEOUT), "--json")
     elapsed = time.monotonic() - start
     assert result.returncode == 1, result.stdout + result.stderr
     report = json.loads(result.stdout.strip().splitlines()[-1])
-    verdict = report["checks"][0]
-    assert report["passed"] is False and verdict["status"] == status, verdict
-    assert words in verdict["summary"] + json.dumps(verdict["findings"]), verdict["summary"]
-    assert "Traceback" not in verdict["summary"]
-    assert elapsed < limit + 60  # the limit plus the start of a fresh Python process
-    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+    assert report["passed"] is False
+    assert_clear(report["checks"][0], name, status, words, elapsed, before)
 
 
 def test_flood_output_is_truncated():

@@ -13,3 +13,4 @@ PATCHES = [
     original = torch.cat([order, order.new_full((1,), m)]).index_select(0, index.view(1))[0]
     return original, candidates.index_select(0, index.view(1))[0]"""),
 ]
+SLOW = "one of the longest verifier mutants, 6-7 s in CI: its exercise keeps others by default"

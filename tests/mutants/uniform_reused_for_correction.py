@@ -7,3 +7,4 @@ PATCHES = [("    return rejected_idx, sample(candidates.index_select(0, rejected
             "    token = torch.searchsorted(cdf, reused.unsqueeze(-1)).clamp(max=cdf.shape[-1] - 1)[0]\n"
             "    bonus = sample(candidates[rejected_idx], generator)\n"
             "    return rejected_idx, torch.where(rejected_idx == k, bonus, token)\n")]
+SLOW = "one of the longest verifier mutants, 6-13 s in CI: its exercise keeps others by default"
