@@ -90,9 +90,10 @@ def assert_clear(verdict: dict, name: str, status: str, words: str, elapsed: flo
 def test_hostile_file_gets_a_clear_verdict(pool, name, exercise, status, words):
     path = HOSTILE / f"{name}.py"
     before = hashlib.sha256(path.read_bytes()).hexdigest()
-    start = time.monotonic()
+    start, forks = time.monotonic(), pool.forks
     verdict, = run.run_isolated([exercise], name, DEFAULT_SEED, HANG_TIMEOUT if name == "hangs" else TIMEOUT,
                                 import_root=HOSTILE, runners=pool)  # one folder: one sandbox, one zygote
+    assert pool.forks == forks + 1  # a zygote's child ran it, not a cold runner
     assert_clear(json.loads(json.dumps(verdict.to_dict())), name, status, words, time.monotonic() - start, before)
 
 
