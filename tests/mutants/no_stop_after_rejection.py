@@ -3,3 +3,4 @@ EXERCISE = "speculative_sampling"
 MODULE = "verification"
 PATCHES = [("    rejected_idx = with_sentinel.to(torch.uint8).argmax()\n",
             "    rejected_idx = (~rejected).sum()\n")]
+SLOW = "one of the longest verifier mutants, 6-8 s in CI: its exercise keeps others by default"
