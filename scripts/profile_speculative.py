@@ -7,7 +7,12 @@ kernels each step runs and the device time they take.
     python scripts/profile_speculative.py --gamma 7
     python scripts/profile_speculative.py --device cuda --dtype bfloat16 --layers 24 --hidden 2048
     python scripts/profile_speculative.py --device cuda --dtype bfloat16 --layers 24 --hidden 2048 --fast-steps 50
+    python scripts/profile_speculative.py ... --fast-steps 50 --inductor coordinate_descent_tuning=True
+
+``--inductor NAME=VALUE`` sets one of inductor's options (``torch._inductor.config``) before
+anything compiles, to try a setting on the compiled step without changing lesson 7's code.
 """
+import ast
 import argparse
 import sys
 import time
@@ -70,6 +75,20 @@ def profile_fast_step(target, prompt: list[int], steps: int, compile: bool, rows
     print(prof.key_averages().table(sort_by=sort, row_limit=rows, max_name_column_width=44))
 
 
+def inductor_option(text: str) -> tuple[str, object]:
+    """``NAME=VALUE`` -> (NAME, the literal VALUE), NAME an option of ``torch._inductor.config``."""
+    import torch._inductor.config as config
+
+    name, _, value = text.partition("=")
+    if not hasattr(config, name) or not value:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected NAME=VALUE, NAME an option of torch._inductor.config "
+                                         "(coordinate_descent_tuning, max_autotune, ...)")
+    try:
+        return name, ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        raise argparse.ArgumentTypeError(f"{text!r}: VALUE must be a Python literal (True, 4, 'name')") from None
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--layers", type=int, default=24)
@@ -83,7 +102,12 @@ def main():
     parser.add_argument("--fast-steps", type=int, metavar="N",
                         help="profile N compiled decode steps of lesson 7's fast baseline instead")
     parser.add_argument("--eager", action="store_true", help="with --fast-steps: the same steps uncompiled")
+    parser.add_argument("--inductor", action="append", default=[], type=inductor_option, metavar="NAME=VALUE",
+                        help="set torch._inductor.config.NAME to VALUE (a Python literal) first; repeatable")
     args = parser.parse_args()
+    for name, value in args.inductor:
+        setattr(torch._inductor.config, name, value)
+        print(f"torch._inductor.config.{name} = {value!r}")
     target, drafter = synthetic.synthetic_pair(args.layers, args.hidden, args.divergence,
                                                device=args.device, dtype=DTYPES[args.dtype])
     prompt = held_out_prompts(AutoTokenizer.from_pretrained(SHIPPED_TARGET), 1)[0]
