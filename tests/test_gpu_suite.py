@@ -1,6 +1,6 @@
 """scripts/gpu_run.sh and docs/benchmarks.md's GPU table (grader/studies/gpu/): every stage
-runs dry on the CPU with tiny models, a stage out of time keeps the ones before it, and the
-docs' table keeps the rows the table writer fills."""
+runs dry on the CPU with tiny models, a stage out of time keeps the ones before it, a part
+runs its own stages, and the docs' table keeps the rows the table writer fills."""
 import json
 import os
 import subprocess
@@ -19,10 +19,11 @@ def gpu_run(tmp_path, *args) -> tuple[subprocess.CompletedProcess, list[dict]]:
 def test_gpu_run_dry_run_runs_every_stage_and_writes_each_line(tmp_path):
     """Every stage on the CPU with tiny models: one JSON line each, printed and written,
     with the device, the libraries, the commit and the sizes it ran."""
-    from grader.studies.gpu.suite import STAGES, TOTAL_BUDGET_S
+    from grader.studies.gpu.suite import COMMAND_LIMIT_S, STAGES
 
-    # a command may run 10 minutes; the H200 run spent about 10 s outside the stages
-    assert sum(stage.budget_s for stage in STAGES) <= TOTAL_BUDGET_S <= 560
+    # each part is one command, which may run 10 minutes: its stages' budgets leave 30 s of them
+    for part in {stage.part for stage in STAGES}:
+        assert sum(stage.budget_s for stage in STAGES if stage.part == part) <= COMMAND_LIMIT_S - 30
     result, lines = gpu_run(tmp_path)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert [line["stage"] for line in lines] == [stage.name for stage in STAGES]
@@ -72,6 +73,25 @@ def test_gpu_run_stage_out_of_time_keeps_the_stages_before_it(tmp_path):
 
     rows = {row.split(" | ")[0].strip("|` "): row for row in table(tmp_path).splitlines()[2:]}
     assert "timed out after" in rows["lesson_9_trees.json"] and "not run" in rows["lesson_8_batches.json"]
+    assert table(tmp_path).endswith("commit 0123abc.")  # one run: one line, no stage named
+    (tmp_path / "lesson_9_trees.json").write_text(json.dumps({**killed, "commit": "4567def"}))
+    assert table(tmp_path).splitlines()[-2:] == [  # stages of two runs: each run's commit and stages
+        f"`lessons_4_7_greedy`: {first['device']}, torch {first['torch']}, transformers {first['transformers']}, "
+        "commit 0123abc.",
+        f"`lesson_9_trees`: {first['device']}, torch {first['torch']}, transformers {first['transformers']}, "
+        "commit 4567def."]
+
+
+def test_gpu_run_part_runs_its_stages_only(tmp_path):
+    """``--part 2``: the stages of the second command only, under their budgets added up
+    (each stopped at once here: which stages start is what is tested)."""
+    from grader.studies.gpu.suite import STAGES
+
+    second = [stage for stage in STAGES if stage.part == 2]
+    result, lines = gpu_run(tmp_path, "--part", "2", *[f"--budget={stage.name}=0.5" for stage in second])
+    assert [line["stage"] for line in lines] == [stage.name for stage in second] and len(second) == 3
+    assert all(line["status"] == "timed_out" for line in lines) and result.returncode == 1
+    assert f"these stages           budget {3 * 0.5:>5.0f} s" in result.stdout
 
 
 def test_gpu_run_refuses_an_unknown_stage():

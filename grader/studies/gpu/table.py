@@ -6,7 +6,9 @@
 Each row reads one figure from one stage's JSON (``RESULTS/<stage>.json``); ``--save`` copies
 those files to ``gpu_<device>_<stage>.json`` (``gpu_h200_lesson_8_batches.json``) and the
 table's first column names that copy, so every cell has its source. A stage that did not end
-well says so in its rows ("timed out", "failed"), and one that did not run, "not run".
+well says so in its rows ("timed out", "failed"), and one that did not run, "not run". The
+lines under the table give the device, the libraries and the commit of each run whose stages
+the folder holds (the two parts of a lease, or a stage run again later).
 """
 import argparse
 import json
@@ -109,10 +111,13 @@ def table(results: Path, save: Path | None = None) -> str:
         else:
             cell = value(line["result"])
         out.append(f"| `{sources.get(stage, stage + '.json')}` | {lesson} | {what} | {figure} | {cell} |")
-    first = next(iter(lines.values()), None)
-    if first is not None:
-        out.append(f"\n{first['device']}, torch {first['torch']}, transformers {first['transformers']}, "
-                   f"commit {first['commit']}.")
+    runs: dict[tuple, list[str]] = {}  # stage files of several runs: each run's stages named
+    for stage, line in lines.items():
+        runs.setdefault((line["device"], line["torch"], line["transformers"], line["commit"]), []).append(stage)
+    for number, ((device, torch, transformers, commit), stages) in enumerate(runs.items()):
+        which = "" if len(runs) == 1 else ", ".join(f"`{stage}`" for stage in stages) + ": "
+        out.append(f"{'' if number else chr(10)}{which}{device}, torch {torch}, transformers {transformers}, "
+                   f"commit {commit}.")
     for stage, line in lines.items():  # the bench's own warning: the host's CPU was shared while timing
         if isinstance(line.get("result"), dict) and line["result"].get("warning"):
             out.append(f"`{stage}`: {line['result']['warning']}")
