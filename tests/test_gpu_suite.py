@@ -1,6 +1,6 @@
 """scripts/gpu_run.sh and docs/benchmarks.md's GPU table (grader/studies/gpu/): every stage
-runs dry on the CPU with tiny models, a stage out of time keeps the ones before it, a part
-runs its own stages, and the docs' table keeps the rows the table writer fills."""
+runs dry on the CPU with tiny models, a part runs its own stages, a stage out of time keeps
+the ones before it, and the docs' table keeps the rows the table writer fills."""
 import json
 import os
 import subprocess
@@ -57,41 +57,32 @@ def test_gpu_run_dry_run_runs_every_stage_and_writes_each_line(tmp_path):
     assert "crossover at B = " in rows[7] and "(2, 2): " in rows[8] and "head chain γ=3: " in rows[9]
 
 
-def test_gpu_run_stage_out_of_time_keeps_the_stages_before_it(tmp_path):
-    """A stage killed by its budget says so in its own line; the one before stays whole."""
-    result, lines = gpu_run(tmp_path, "--only", "lessons_4_7_greedy,lesson_9_trees",
-                            "--budget", "lesson_9_trees=2", "--commit", "0123abc")
+def test_gpu_run_part_runs_its_stages_and_one_out_of_time_keeps_the_stages_before_it(tmp_path):
+    """``--part 2``: the second command's stages alone, in order. A stage killed by its budget
+    says so in its own line; the one before stays whole, and the table says which is which."""
+    from grader.studies.gpu.suite import STAGES
+
+    result, lines = gpu_run(tmp_path, "--part", "2", "--budget", "lesson_9_trees=2", "--budget",
+                            "lesson_11_eagle=0.5", "--commit", "0123abc")
     assert result.returncode == 1
-    first, killed = lines
+    assert [line["stage"] for line in lines] == [stage.name for stage in STAGES if stage.part == 2]
+    first, killed, _ = lines
     assert first["commit"] == killed["commit"] == "0123abc"  # a copy without git history says its commit
-    assert first["stage"] == "lessons_4_7_greedy" and first["status"] == "ok" and first["result"]["fast"]
-    assert json.loads((tmp_path / "lessons_4_7_greedy.json").read_text()) == first
+    assert first["stage"] == "lesson_8_batches" and first["status"] == "ok" and first["result"]["batch"]
+    assert json.loads((tmp_path / "lesson_8_batches.json").read_text()) == first
     assert killed["stage"] == "lesson_9_trees" and killed["status"] == "timed_out"
     assert killed["result"] is None and killed["seconds"] < 10
     assert json.loads((tmp_path / "lesson_9_trees.json").read_text()) == killed
     from grader.studies.gpu.table import table
 
     rows = {row.split(" | ")[0].strip("|` "): row for row in table(tmp_path).splitlines()[2:]}
-    assert "timed out after" in rows["lesson_9_trees.json"] and "not run" in rows["lesson_8_batches.json"]
+    assert "timed out after" in rows["lesson_9_trees.json"] and "not run" in rows["gpu_tests.json"]
+    assert "B = 1: " in rows["lesson_8_batches.json"]
     assert table(tmp_path).endswith("commit 0123abc.")  # one run: one line, no stage named
     (tmp_path / "lesson_9_trees.json").write_text(json.dumps({**killed, "commit": "4567def"}))
+    run = f"{first['device']}, torch {first['torch']}, transformers {first['transformers']}, commit"
     assert table(tmp_path).splitlines()[-2:] == [  # stages of two runs: each run's commit and stages
-        f"`lessons_4_7_greedy`: {first['device']}, torch {first['torch']}, transformers {first['transformers']}, "
-        "commit 0123abc.",
-        f"`lesson_9_trees`: {first['device']}, torch {first['torch']}, transformers {first['transformers']}, "
-        "commit 4567def."]
-
-
-def test_gpu_run_part_runs_its_stages_only(tmp_path):
-    """``--part 2``: the stages of the second command only, under their budgets added up
-    (each stopped at once here: which stages start is what is tested)."""
-    from grader.studies.gpu.suite import STAGES
-
-    second = [stage for stage in STAGES if stage.part == 2]
-    result, lines = gpu_run(tmp_path, "--part", "2", *[f"--budget={stage.name}=0.5" for stage in second])
-    assert [line["stage"] for line in lines] == [stage.name for stage in second] and len(second) == 3
-    assert all(line["status"] == "timed_out" for line in lines) and result.returncode == 1
-    assert f"these stages           budget {3 * 0.5:>5.0f} s" in result.stdout
+        f"`lesson_8_batches`, `lesson_11_eagle`: {run} 0123abc.", f"`lesson_9_trees`: {run} 4567def."]
 
 
 def test_gpu_run_refuses_an_unknown_stage():
