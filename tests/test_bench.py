@@ -6,6 +6,7 @@ import re
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 import torch
@@ -116,6 +117,22 @@ def test_phases_warn_naming_the_phases_other_work_slowed(capsys):
     assert "while this was timed" in phases.warning()
     phases.whole = meter(20.0, None, loadavg=1.5)  # no /proc/stat: the load average before decides
     assert phases.warning() is not None and phases.report()["γ sweep"]["competed"] is False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="a running child's CPU is read from Linux's /proc")
+def test_the_cpu_of_this_process_children_is_its_own_work_not_other_work():
+    """A child process that spins (as torch.compile's compile workers do) counts as this
+    command's own CPU, whether it still runs or has ended, so it raises no warning of other work."""
+    from grader.bench.timing import own_cpu_seconds
+
+    spin = "import time\nwhile time.process_time() < 1.0: pass\nprint('spun', flush=True)\ninput()"
+    before, mine = own_cpu_seconds(), time.process_time()
+    child = subprocess.Popen([sys.executable, "-c", spin], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert child.stdout.readline() == "spun\n"  # its second of CPU spent, and still running
+    running = own_cpu_seconds() - before
+    child.communicate("\n", timeout=60)
+    ended = own_cpu_seconds() - before
+    assert time.process_time() - mine < 0.5 < 0.9 <= running <= ended, (running, ended)  # 0.9: clock ticks
 
 
 def test_sweep_times_every_gamma_and_autoregressive_interleaved():

@@ -35,14 +35,15 @@ def load_averages() -> str:
 class LoadMeter:
     """``with LoadMeter() as load:`` measures the CPU other processes use during the block.
 
-    Other work = the machine's busy CPU time (``/proc/stat``) minus this process's own
-    (``time.process_time``), in cores on average; where ``/proc/stat`` is missing (macOS)
-    only the 1-minute load averages before and after are known.
+    Other work = the machine's busy CPU time (``/proc/stat``) minus this process's own and its
+    child processes' (``own_cpu_seconds``: torch.compile's compile workers are this work, not
+    other), in cores on average; where ``/proc/stat`` is missing (macOS) only the 1-minute load
+    averages before and after are known.
     """
 
     def __enter__(self) -> "LoadMeter":
         self.loadavg_before = os.getloadavg()[0]
-        self.start = time.monotonic(), _machine_busy_seconds(), time.process_time()
+        self.start = time.monotonic(), _machine_busy_seconds(), own_cpu_seconds()
         return self
 
     def __exit__(self, *exc) -> None:
@@ -50,7 +51,7 @@ class LoadMeter:
         self.seconds = time.monotonic() - wall
         after = _machine_busy_seconds()
         self.other_cores = (None if after is None or busy is None else
-                            max(0.0, (after - busy - (time.process_time() - own)) / self.seconds))
+                            max(0.0, (after - busy - (own_cpu_seconds() - own)) / self.seconds))
         self.loadavg_after = os.getloadavg()[0]
 
     @property
@@ -139,6 +140,32 @@ class Phases:
         rows.append(f"(other work: the cores of {os.cpu_count()} that other processes used, on average)")
         warning = self.warning()
         return "\n".join(rows + ([warning] if warning else []))
+
+
+def own_cpu_seconds() -> float:
+    """CPU seconds of this process, of the child processes it has waited for, and of every
+    process still running below it (Linux ``/proc``; elsewhere the first two alone)."""
+    mine = os.times()
+    return time.process_time() + mine.children_user + mine.children_system + _descendants_seconds()
+
+
+def _descendants_seconds() -> float:
+    """CPU seconds of the live processes below this one, theirs and their waited-for children's."""
+    parents, ticks = {}, {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:  # ended while read
+            continue
+        fields = text[text.rindex(")") + 2:].split()  # after "pid (name) ": state, ppid, ...
+        pid = int(stat.parent.name)
+        parents[pid] = int(fields[1])
+        ticks[pid] = sum(map(int, fields[11:15]))  # utime, stime, cutime, cstime
+    below, frontier = set(), {os.getpid()}
+    while frontier:
+        frontier = {pid for pid, parent in parents.items() if parent in frontier} - below
+        below |= frontier
+    return sum(ticks[pid] for pid in below) / os.sysconf("SC_CLK_TCK")
 
 
 def _machine_busy_seconds() -> float | None:
