@@ -36,15 +36,15 @@ def test_stored_outputs_are_clean(path):
         assert not found, f"{path.name} shows {what}: {found[0][:200]}"
 
 
-# The stub runs of all but notebooks 00 and 03 (the first, and the loop every later lesson
-# builds on) are in `-m slow`, to keep the test command within CI's time: notebook 10 trains
-# drafters (about 3 minutes), 06–09 and 11–12 time loops or grow trees (44 to 124 s each), 01,
-# 02, 04 and 05 took 15 to 45 s each. Every notebook's reference run stays in the test command
-# (nbval); notebook 03 also runs in a release without the reference (tests/test_release.py),
-# and notebook 11's learner-state cells are held by
+# The stub runs of all but notebook 00 (the first) are in `-m slow`, to keep the test command
+# within CI's time: notebook 10 trains drafters (about 3 minutes), 06–09 and 11–12 time loops
+# or grow trees (44 to 124 s each), 03 took 54 s and 01, 02, 04 and 05 15 to 45 s each. Every
+# notebook's reference run stays in the test command (nbval); notebook 03 also runs on the
+# stubs in a release without the reference (tests/test_release.py), and notebook 11's
+# learner-state cells are held by
 # test_notebook_11_runs_the_learners_finished_loop_whatever_its_default_processor.
-SLOW_ON_STUBS = {"01_max_fn", "02_verification", "04_kv_cache", "05_ngram", "06_performance", "07_fast_loop",
-                 "08_batches", "09_trees", "10_distill", "11_eagle", "12_suffix"}
+SLOW_ON_STUBS = {"01_max_fn", "02_verification", "03_speculative_generate", "04_kv_cache", "05_ngram",
+                 "06_performance", "07_fast_loop", "08_batches", "09_trees", "10_distill", "11_eagle", "12_suffix"}
 
 
 @pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.slow) if p.stem in SLOW_ON_STUBS else p
