@@ -12,8 +12,8 @@ kernels each step runs and the device time they take.
 ``--inductor NAME=VALUE`` sets one of inductor's options (``torch._inductor.config``) before
 anything compiles, to try a setting on the compiled step without changing lesson 7's code.
 """
-import ast
 import argparse
+import ast
 import sys
 import time
 from pathlib import Path

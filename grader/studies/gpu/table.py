@@ -114,10 +114,10 @@ def table(results: Path, save: Path | None = None) -> str:
     runs: dict[tuple, list[str]] = {}  # stage files of several runs: each run's stages named
     for stage, line in lines.items():
         runs.setdefault((line["device"], line["torch"], line["transformers"], line["commit"]), []).append(stage)
-    for number, ((device, torch, transformers, commit), stages) in enumerate(runs.items()):
+    out += [""] if runs else []  # a blank line between the table and the lines under it
+    for (device, torch, transformers, commit), stages in runs.items():
         which = "" if len(runs) == 1 else ", ".join(f"`{stage}`" for stage in stages) + ": "
-        out.append(f"{'' if number else chr(10)}{which}{device}, torch {torch}, transformers {transformers}, "
-                   f"commit {commit}.")
+        out.append(f"{which}{device}, torch {torch}, transformers {transformers}, commit {commit}.")
     for stage, line in lines.items():  # the bench's own warning: the host's CPU was shared while timing
         if isinstance(line.get("result"), dict) and line["result"].get("warning"):
             out.append(f"`{stage}`: {line['result']['warning']}")
