@@ -33,6 +33,7 @@ from grader.verdict import ERROR, Verdict, printable
 
 MAX_FILES = 2000  # a submission's files copied at most
 MAX_BYTES = 64 * 2**20  # and their bytes
+MAX_DEPTH = 32  # folders inside folders: a fixed bound, not the copying process's recursion limit
 COPY_SECONDS = 60.0  # a submission's copy, and its decider's start (imports, the checks prepared)
 
 
@@ -126,8 +127,8 @@ def lessons_root(path: Path) -> Path | None:
 
 def copy_submission(path: Path, into: Path) -> None:
     """A private copy of a submission in ``into``: plain files and folders only, at most
-    MAX_FILES files and MAX_BYTES bytes (a zip is extracted; zipfile keeps every member
-    inside ``into``). Raises SubmissionError naming what was refused."""
+    MAX_FILES files and MAX_BYTES bytes, at most MAX_DEPTH folders deep (a zip is extracted;
+    zipfile keeps every member inside ``into``). Raises SubmissionError naming what was refused."""
     budget = _Budget()
     if _is_zip(path):  # as ``submissions`` takes it: ``Bob.ZIP`` too
         with zipfile.ZipFile(path) as archive:
@@ -136,12 +137,21 @@ def copy_submission(path: Path, into: Path) -> None:
                     raise SubmissionError(f"the zip holds a symbolic link, {member.filename}; "
                                           "submissions must hold plain files")
                 budget.take(member.filename, member.file_size)
+                if member.filename.rstrip("/").count("/") > MAX_DEPTH:
+                    raise SubmissionError(too_deep(member.filename))
             archive.extractall(into)
         return
-    _copy_folder(path, into, budget)
+    _copy_folder(path, into, budget, 0)
 
 
-def _copy_folder(source: Path, into: Path, budget: "_Budget") -> None:
+def too_deep(name: str) -> str:
+    return (f"{name} lies more than {MAX_DEPTH} folders deep in the submission; hand in the lessons/ "
+            "folder alone")
+
+
+def _copy_folder(source: Path, into: Path, budget: "_Budget", depth: int) -> None:
+    if depth > MAX_DEPTH:
+        raise SubmissionError(too_deep(str(source)))
     into.mkdir(parents=True, exist_ok=True)
     for entry in os.scandir(source):
         target = into / entry.name
@@ -149,7 +159,7 @@ def _copy_folder(source: Path, into: Path, budget: "_Budget") -> None:
             raise SubmissionError(f"{entry.path} is a symbolic link; submissions must hold plain "
                                   "files (a link could point at any file of the grading machine)")
         if entry.is_dir(follow_symlinks=False):
-            _copy_folder(Path(entry.path), target, budget)
+            _copy_folder(Path(entry.path), target, budget, depth + 1)
         elif entry.is_file(follow_symlinks=False):
             budget.take(entry.path, entry.stat(follow_symlinks=False).st_size)
             shutil.copyfile(entry.path, target, follow_symlinks=False)
@@ -183,7 +193,7 @@ def grade_one(name: str, path: Path, exercise_ids: list[str], seed: bytes, timeo
     copy = workdir / "submission"
     try:
         copy_submission(path, copy)
-    except (OSError, zipfile.BadZipFile, SubmissionError, RecursionError) as exc:
+    except (OSError, zipfile.BadZipFile, SubmissionError) as exc:
         return _error_row(name, exercise_ids, seed, f"the submission could not be read: {exc}", draws)
     root = lessons_root(copy)
     if root is None:

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -270,16 +271,37 @@ def test_a_folder_3000_deep_is_removed_without_raising(tmp_path):
 
 
 def test_a_submission_too_deep_to_copy_costs_only_its_row(tmp_path, monkeypatch):
+    """Refused at a fixed depth, whatever the grading process's recursion limit (torch.compile
+    raises it to 2,000 in a process that compiled; a copy bounded by it alone then succeeded)."""
     monkeypatch.setattr(tempfile, "tempdir", tempfile.tempdir)  # grade_one sets it for its own process
     write_submission(tmp_path / "deep", finished_lessons())
-    deep_chain(tmp_path / "deep" / "lessons", 1100)  # deeper than Python's recursion limit
+    deep_chain(tmp_path / "deep" / "lessons", 1100)  # deeper than Python's default recursion limit
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(3000)
     try:
         row = grading.grade_one("deep", tmp_path / "deep", ["max_fn"], bytes(32), None, tmp_path / "work",
                                 False, ())
     finally:  # pytest's own clean-up of old temporary folders recurses
+        sys.setrecursionlimit(limit)
         grading.remove_tree(tmp_path / "deep")
         grading.remove_tree(tmp_path / "work")
-    assert row.verdicts[0].status == "error" and "could not be read" in row.verdicts[0].summary
+    summary = row.verdicts[0].summary
+    assert row.verdicts[0].status == "error" and "could not be read" in summary, summary
+    assert f"lies more than {grading.MAX_DEPTH} folders deep in the submission" in summary, summary
+
+
+def test_a_zip_nested_too_deep_is_refused_before_it_is_extracted(tmp_path):
+    member = "lessons/" + "d/" * grading.MAX_DEPTH + "notes.txt"
+    with zipfile.ZipFile(tmp_path / "deep.zip", "w") as archive:
+        archive.writestr(member, "x")
+    with pytest.raises(grading.SubmissionError, match=f"{member} lies more than {grading.MAX_DEPTH} folders deep"):
+        grading.copy_submission(tmp_path / "deep.zip", tmp_path / "copy")
+    assert not (tmp_path / "copy" / "lessons").exists()
+    shallow = "lessons/" + "d/" * (grading.MAX_DEPTH - 1) + "notes.txt"  # as deep as is allowed
+    with zipfile.ZipFile(tmp_path / "shallow.zip", "w") as archive:
+        archive.writestr(shallow, "x")
+    grading.copy_submission(tmp_path / "shallow.zip", tmp_path / "copied")
+    assert (tmp_path / "copied" / shallow).read_text() == "x"
 
 
 def test_a_decider_past_its_deadline_is_stopped_and_costs_only_its_row(tmp_path, monkeypatch):
