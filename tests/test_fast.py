@@ -187,11 +187,10 @@ class BrokenProcessor(GreedyProcessor):
         return super().__call__(logits)
 
 
-def test_a_bug_inside_a_compiled_step_is_reported_as_itself(monkeypatch, small_pair):
+def test_a_bug_inside_a_compiled_step_is_reported_as_itself(monkeypatch):
     """The step's own error comes out, not a warning that blames the compiler, and the
-    steps stay compiled for the next call. (The pair the tests above compile: inductor's cache
-    holds its graph, which spares a cold machine a second compile of its own.)"""
-    target, _ = small_pair
+    steps stay compiled for the next call."""
+    target, drafter = synthetic_pair(layers=1, hidden=32, seed=2)
     monkeypatch.setattr(fast, "_COMPILED", {})
     prompt = list(range(5, 17))
     with warnings.catch_warnings(record=True) as caught:

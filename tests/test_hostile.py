@@ -178,13 +178,11 @@ def test_start_and_end_records_are_checked():
 
 
 @pytest.mark.parametrize("name", ["syntax_error", "import_error", "exit_on_import", "no_such_file"])
-def test_the_tests_in_process_word_a_load_error_as_the_learner_reads_it(pool, name):
+def test_the_tests_in_process_word_a_load_error_as_the_learner_reads_it(name):
     """Code that does not import gets one verdict, worded once (``verdict.load_error_verdict``
-    on the runner's record): the in-process checks the course's tests run give the learner's
-    (the learner's here from a child of the module's warm zygote, as in a notebook or under
-    `grader grade`)."""
+    on the runner's record): the in-process checks the course's tests run give the learner's."""
     exercise, path = exercises.get("autoregressive_generate"), str(HOSTILE / f"{name}.py")
-    learners, = run.run_isolated([exercise.id], path, seed=0, runners=pool)
+    learners, = run.run_isolated([exercise.id], path, seed=0)
     assert learners.status == "error" and "Traceback" not in learners.summary, learners.summary
     for verdict in (replayed(exercise, path, seed=0), run_check(exercise, path, seed=0)):
         assert (verdict.status, verdict.summary) == (learners.status, learners.summary)
