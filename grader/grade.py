@@ -138,20 +138,21 @@ def copy_submission(path: Path, into: Path) -> None:
                                           "submissions must hold plain files")
                 budget.take(member.filename, member.file_size)
                 if member.filename.rstrip("/").count("/") > MAX_DEPTH:
-                    raise SubmissionError(too_deep(member.filename))
+                    raise SubmissionError(_too_deep(member.filename))
             archive.extractall(into)
         return
     _copy_folder(path, into, budget, 0)
 
 
-def too_deep(name: str) -> str:
+def _too_deep(name: str) -> str:
+    """Why ``name``, a folder or a zip member of a submission, is refused for its depth."""
     return (f"{name} lies more than {MAX_DEPTH} folders deep in the submission; hand in the lessons/ "
             "folder alone")
 
 
 def _copy_folder(source: Path, into: Path, budget: "_Budget", depth: int) -> None:
     if depth > MAX_DEPTH:
-        raise SubmissionError(too_deep(str(source)))
+        raise SubmissionError(_too_deep(str(source)))
     into.mkdir(parents=True, exist_ok=True)
     for entry in os.scandir(source):
         target = into / entry.name
