@@ -187,7 +187,8 @@ EXERCISES = (
 BY_ID = {exercise.id: exercise for exercise in EXERCISES}
 
 COMPLETE_PROPERTIES = {  # exercise -> the properties its check evaluates on the reference, run to
-    # its end (seed 0): tests/test_solutions.py holds each to the reference's run, so it cannot drift
+    # its end (seed 0): each notebook's check cell holds it to the reference's run (notebooks/conftest.py;
+    # tests/test_solutions.py in -m slow), so it cannot drift
     "processors": 24, "autoregressive_generate": 19, "max_fn": 6, "speculative_decoding_verify": 46,
     "speculative_sampling": 47, "greedy_match": 6, "speculative_generate": 47, "kv_cache": 49, "ngram": 93,
     "static_cache": 92, "batched_verify": 56, "batched_generate": 58, "multi_draft": 34, "tree_attention": 18,

@@ -22,10 +22,18 @@ from grader.release import student
 from grader.verdict import Verdict, format_html, format_text
 
 IMPL_VARIABLE = "COURSE_IMPL"  # set to "solutions" to run the notebooks on the reference
+QUICK_VARIABLE = "COURSE_NOTEBOOKS_QUICK"  # "1" in the test suite (notebooks/conftest.py)
 
 
 def current_impl() -> str:
     return os.environ.get(IMPL_VARIABLE, "lessons")
+
+
+def study_size(full: int, quick: int) -> int:
+    """How much a cell's study measures (training steps, texts, repetitions): ``full``, or
+    ``quick`` where the test suite runs the notebooks (``COURSE_NOTEBOOKS_QUICK=1``): there
+    every line of the cell must run, but none of its numbers is read."""
+    return quick if os.environ.get(QUICK_VARIABLE) == "1" else full
 
 
 class NeedsReference(RuntimeError):

@@ -16,9 +16,9 @@ from tests import nondeterministic_check
 from tests.conftest import ROOT
 
 
-# With -m slow: tests/test_solutions.py's replay of every check already matches each call the
-# check asks for against the recorded run's by index and digest (a mismatch fails it), so the
-# default run keeps only the proof that a difference is caught; this names where two runs part.
+# In -m slow: the notebooks' check cells (in the test command) replay every check, matching each
+# call the check asks for against the recorded run's by index and digest (a mismatch fails it), so
+# the default run keeps only the proof that a difference is caught; this names where two runs part.
 @pytest.mark.slow
 @pytest.mark.parametrize("exercise", exercises.EXERCISES, ids=lambda e: e.id)
 def test_every_check_asks_the_same_calls_twice(exercise):

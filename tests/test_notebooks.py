@@ -4,6 +4,9 @@ Jupyter. (CI executes them on the reference with nbval too.)"""
 import json
 import os
 import re
+import shutil
+import subprocess
+import sys
 import tomllib
 
 import nbformat
@@ -108,11 +111,6 @@ def test_stored_outputs_are_what_a_learner_sees_on_opening(path):
             assert "nbval-check-output" not in cell.metadata.get("tags", []), f"{path.name}: {cell.source}"
 
 
-# Introductions another helper of issue 46 edits: until the change named in that issue's report
-# is applied, their cases fail here (the test says which exercises are missing or out of order).
-EDITED_ELSEWHERE = {"03_speculative_generate", "05_ngram", "06_performance", "08_batches", "09_trees"}
-
-
 def introduction_exercises(path) -> list[str]:
     """The exercises a notebook's introduction (its first cell) lists: each `grader check ID`
     it names, in the order first named."""
@@ -127,8 +125,7 @@ def test_a_notebooks_introduction_lists_its_lessons_exercises_in_order(path):
     lesson = int(path.stem.split("_")[0])
     expected = [exercise.id for exercise in exercises.EXERCISES if exercise.lesson == lesson]
     found = introduction_exercises(path)
-    elsewhere = " (edited by another helper: issue 46's report names the change)" * (path.stem in EDITED_ELSEWHERE)
-    assert found == expected, f"{path.name}'s introduction lists {found}, lesson {lesson} has {expected}{elsewhere}"
+    assert found == expected, f"{path.name}'s introduction lists {found}, lesson {lesson} has {expected}"
 
 
 def test_an_introduction_out_of_order_or_short_fails(tmp_path):
@@ -180,3 +177,44 @@ def test_notebook_11_runs_the_learners_finished_loop_whatever_its_default_proces
     assert "`eagle_generate` is not finished" not in printed, printed
     assert "`autoregressive_generate` is not finished" in printed, printed
     assert printed.splitlines()[-2] == "True", printed  # the learner's loop gives the target's greedy text
+
+
+def test_a_check_cell_on_the_reference_must_show_every_declared_property(tmp_path):
+    """notebooks/conftest.py reads each check cell's text: a pass with all the exercise's declared
+    properties, nothing else (max_fn's real verdicts, and its pass with one property fewer)."""
+    from grader.studies.in_process import replayed
+    from grader.verdict import format_text
+    from notebooks.conftest import check_cell_problem
+
+    exercise = exercises.get("max_fn")
+    passed = format_text(replayed(exercise, "solutions", seed=0), timing=False)
+    assert check_cell_problem("max_fn", passed) is None, passed
+    no_clamp = tmp_path / "no_clamp.py"
+    no_clamp.write_text((ROOT / "solutions" / "residual.py").read_text().replace("x.clamp(min=0)", "x"))
+    failed = format_text(replayed(exercise, str(no_clamp), seed=0), timing=False)
+    assert "did not pass" in check_cell_problem("max_fn", failed)
+    fewer = passed.replace(f"all {exercise.properties} ", f"all {exercise.properties - 1} ")
+    assert "COMPLETE_PROPERTIES says 6" in check_cell_problem("max_fn", fewer)
+    assert "did not pass" in check_cell_problem("greedy_match", passed)  # another exercise's pass
+
+
+def test_nbval_fails_a_check_cell_that_does_not_pass(tmp_path, monkeypatch):
+    """The hook at work: nbval on a notebook whose check cell runs a course with max_fn's clamp
+    left out (COURSE_IMPL names it) fails that cell, saying why; the notebook's other cell passes."""
+    course = tmp_path / "unclamped_course"
+    shutil.copytree(ROOT / "solutions", course, ignore=shutil.ignore_patterns("__pycache__"))
+    residual = course / "residual.py"
+    residual.write_text(residual.read_text().replace("x.clamp(min=0)", "x"))
+    for path in course.glob("*.py"):
+        path.write_text(re.sub(r"\bsolutions\b(?=[.\s])", "unclamped_course", path.read_text()))
+    shutil.copy(ROOT / "notebooks" / "conftest.py", tmp_path / "conftest.py")
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("from grader import check"),
+                                               nbformat.v4.new_code_cell('check("max_fn")')])
+    nbformat.write(notebook, tmp_path / "unclamped.ipynb")
+    monkeypatch.setenv("COURSE_IMPL", "unclamped_course")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])))
+    result = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--nbval-lax",
+                             "--nbval-current-env", "-o", "addopts=", "unclamped.ipynb"],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 1 and "1 failed, 1 passed" in result.stdout, result.stdout[-3000:] + result.stderr
+    assert "COURSE_IMPL=unclamped_course: check('max_fn') did not pass" in result.stdout, result.stdout[-3000:]

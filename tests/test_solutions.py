@@ -1,4 +1,9 @@
-"""The reference passes every check that exists, in process and through the CLI."""
+"""The reference passes every check that exists, in process and through the CLI.
+
+The test command asserts the same through the notebooks: each check cell, run on the
+reference in the sandbox, must show its exercise passed with its declared properties
+(notebooks/conftest.py). So the in-process run of every check is in ``-m slow``: the quick
+way to try a check or its count alone (``-m '' -k ID``)."""
 import ast
 import json
 
@@ -12,6 +17,7 @@ from tests.conftest import ROOT, run_grader, shipped_lessons
 EXERCISES = list(exercises.EXERCISES)
 
 
+@pytest.mark.slow  # 156 s of CI's items; the notebooks' check cells hold the same in the test command
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.id)
 def test_solutions_pass(exercise):
     verdict = replayed(exercise, "solutions", seed=0)
@@ -24,7 +30,7 @@ def test_solutions_pass(exercise):
 
 def test_cli_passes_solutions_and_prints_json():
     # one runner for several lessons' exercises through the CLI; each exercise's own pass is
-    # test_solutions_pass's (all of them here took 75 s of CI)
+    # its notebook check cell's (all of them here took 75 s of CI)
     selected = [exercises.get(e) for e in ("max_fn", "speculative_sampling", "greedy_match",
                                            "tree_attention", "eagle_loss")]
     result = run_grader("check", *[e.id for e in selected], "--impl", "solutions", "--json")

@@ -34,7 +34,7 @@ class Scoring(grading_config.GradingConfig):
 
 def complete_properties(exercise_id: str) -> int:
     """The properties a complete run of ``exercise_id``'s check evaluates, as the reference's
-    run evaluates them (``Exercise.properties``; tests/test_solutions.py ties the two); 0 for
+    run evaluates them (``Exercise.properties``; the notebooks' check cells tie the two); 0 for
     an id the course does not know (a row of an older gradebook)."""
     exercise = exercises.BY_ID.get(exercise_id)
     return exercise.properties if exercise else 0
