@@ -1,10 +1,11 @@
 """CONTRIBUTING.md's add-an-exercise steps, followed for every exercise of
-``grader.exercises.EXERCISES``: its lesson's notebook, its check with ``run``, every judge name
+``grader.exercises.EXERCISES``: its lesson's notebook and check cell, its check with ``run``, every judge name
 a check uses resolving, the reference's and the lesson's functions, a mutant, and the count of
 its properties; README.md's Lessons table is the one ``grader.release.readme`` writes from them.
 Each rule is also shown to fail on a planted break."""
 import ast
 import importlib
+import json
 from pathlib import Path
 
 import pytest
@@ -20,8 +21,13 @@ def missing_steps(exercise: exercises.Exercise, root: Path, mutant_exercises: se
     missing = []
     if exercise.lesson not in exercises.LESSONS:
         missing.append(f"a title for lesson {exercise.lesson} in grader/exercises.py's LESSONS")
-    if not list((root / "notebooks").glob(f"{exercise.lesson:02d}_*.ipynb")):
+    notebooks = list((root / "notebooks").glob(f"{exercise.lesson:02d}_*.ipynb"))
+    if not notebooks:
         missing.append(f"a notebook notebooks/{exercise.lesson:02d}_*.ipynb")
+    elif not any(f'check("{exercise.id}")' == "".join(cell["source"]).strip()
+                 for cell in json.loads(notebooks[0].read_text())["cells"] if cell["cell_type"] == "code"):
+        # the test command's one run of the reference's check: notebooks/conftest.py asserts it
+        missing.append(f'a cell check("{exercise.id}") in {notebooks[0].name}')
     check = root / (exercise.check.replace(".", "/") + ".py")
     if not check.is_file() or "run" not in {n.name for n in ast.parse(check.read_text()).body
                                             if isinstance(n, ast.FunctionDef)}:
@@ -126,6 +132,9 @@ def test_a_missing_step_is_named(tmp_path, monkeypatch):
         "a title for lesson 1 in grader/exercises.py's LESSONS", "a notebook notebooks/01_*.ipynb",
         "a check grader.checks.max_fn with run(check)", "lessons/residual.py defines max_fn",
         "a mutant in tests/mutants/ whose EXERCISE is max_fn"]
+    (tmp_path / "notebooks" / "01_max_fn.ipynb").write_text(json.dumps({"cells": [
+        {"cell_type": "code", "source": ['check("speculative_decoding_verify")']}]}))
+    assert 'a cell check("max_fn") in 01_max_fn.ipynb' in missing_steps(exercises.get("max_fn"), tmp_path, set())
 
 
 def test_a_judge_name_that_resolves_nowhere_is_named(tmp_path):

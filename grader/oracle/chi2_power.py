@@ -27,9 +27,6 @@ Along one direction, the law of a known bug, the bound is sharper: the power stu
 import math
 from functools import cache
 
-from scipy import optimize
-from scipy import stats as scipy_stats
-
 POWER = 0.99
 
 
@@ -37,6 +34,8 @@ POWER = 0.99
 def required_noncentrality(dof: int, threshold: float, power: float = POWER) -> float:
     """λ* such that a noncentral χ²(dof, λ*) exceeds the test's critical value with
     probability ``power``."""
+    from scipy import optimize  # on first use: a runner that only records calls never needs it
+
     def shortfall(noncentrality: float) -> float:
         return detection_chance(dof, threshold, noncentrality) - power
 
@@ -48,6 +47,8 @@ def required_noncentrality(dof: int, threshold: float, power: float = POWER) -> 
 
 def detection_chance(dof: int, threshold: float, noncentrality: float) -> float:
     """P(a noncentral χ²(dof, noncentrality) exceeds the critical value at ``threshold``)."""
+    from scipy import stats as scipy_stats  # as optimize above
+
     return float(scipy_stats.ncx2.sf(scipy_stats.chi2.isf(threshold, dof), dof, noncentrality))
 
 

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 MIN_EXPECTED = 5.0  # cells expected fewer times than this are pooled (Pearson's χ² rule)
 # The exact-law tests of the verifier and tree checks: G-tests with every cell expected ≥ 20
@@ -35,6 +34,14 @@ SIMULATE_BELOW = 1e-2  # asymptotic p-values under this are checked by simulatio
 SIMULATIONS = 99_999  # at most; the smallest simulated p-value is 1 / (SIMULATIONS + 1) = 1e-5
 ENOUGH_EXCEEDANCES = 10  # simulation stops once this many statistics reach the observed one
 CHUNK = 10_000  # samples simulated at once
+
+
+def _scipy_stats():
+    """scipy.stats, imported on first use: most runners, which only record calls for the
+    decider to test, never need it (0.6 s of a runner's start)."""
+    from scipy import stats
+
+    return stats
 
 
 @dataclass
@@ -71,7 +78,7 @@ def goodness_of_fit(samples, law: dict, what: str = "outcome", show=str, *,
     observed, expected = _pooled(counts, law, n, min_expected)
     if len(expected) < 2:
         return TestResult(1.0, 0.0, n, f"only one possible {what}")
-    value, law_p_value = scipy_stats.power_divergence(observed, expected, lambda_=statistic)
+    value, law_p_value = _scipy_stats().power_divergence(observed, expected, lambda_=statistic)
     p_value = _checked_by_simulation(float(law_p_value), [(observed, expected)], statistic)
     message = (f"the {what}s do not follow the exact law ({STATISTICS[statistic]} = "
                f"{value:.1f} on {len(expected) - 1} degrees of freedom{_at_the_floor(p_value, law_p_value)})")
@@ -107,12 +114,12 @@ def conditional_goodness_of_fit(pairs, laws: dict, what: str = "outcome", given:
         stratum = Counter({o: m for (c, o), m in counts.items() if c == condition})
         observed, expected = _pooled(stratum, laws[condition], size, min_expected)
         if len(expected) > 1:
-            total += float(scipy_stats.power_divergence(observed, expected, lambda_=statistic)[0])
+            total += float(_scipy_stats().power_divergence(observed, expected, lambda_=statistic)[0])
             dof += len(expected) - 1
             strata.append((observed, expected))
     if dof == 0:
         return TestResult(1.0, 0.0, n, f"only one possible {what} for every {given}")
-    law_p_value = float(scipy_stats.chi2.sf(total, dof))
+    law_p_value = float(_scipy_stats().chi2.sf(total, dof))
     p_value = _checked_by_simulation(law_p_value, strata, statistic)
     message = (f"the {what}s do not follow their exact law given the {given} "
                f"({STATISTICS[statistic]} = {total:.1f} on {dof} degrees of freedom"
@@ -156,7 +163,7 @@ def _simulated(strata: tuple, statistic: str) -> float:
 
 def _statistic_of_rows(counts: np.ndarray, expected: np.ndarray, statistic: str) -> np.ndarray:
     """scipy's power-divergence statistic of each row: counts ``[rows, k]``, expected ``[k]``."""
-    return scipy_stats.power_divergence(counts, np.broadcast_to(expected, counts.shape), lambda_=statistic,
+    return _scipy_stats().power_divergence(counts, np.broadcast_to(expected, counts.shape), lambda_=statistic,
                                         axis=1)[0]
 
 
@@ -187,7 +194,7 @@ def rate_test(successes: int, trials: int, expected_rate: float, what: str) -> T
         return TestResult(1.0 if ok else 0.0, observed, trials,
                           f"{what} is {observed:.4f}; it must be exactly {expected_rate:g}",
                           impossible=[] if ok else [observed])
-    p_value = scipy_stats.binomtest(successes, trials, expected_rate).pvalue
+    p_value = _scipy_stats().binomtest(successes, trials, expected_rate).pvalue
     return TestResult(float(p_value), observed, trials,
                       f"{what} is {observed:.4f} over {trials} trials; theory says {expected_rate:.4f}",
                       dof=1)

@@ -46,7 +46,7 @@ SCRATCH = ("/tmp", "/dev/shm")  # the sandbox's only writable places
 SYSV_IPC = ("/proc/sysvipc/shm", "/proc/sysvipc/sem", "/proc/sysvipc/msg")  # outlive their processes
 FORK, REAP = b"F", b"R"
 # what runners import before or with any learner code: the heavy part of a cold start
-WARM_MODULES = ("torch", "transformers", "numpy", "scipy.stats", "grader.exercises", "grader.implementation",
+WARM_MODULES = ("torch", "transformers", "numpy", "grader.exercises", "grader.implementation",
                 "grader.runner.record", "grader.runner.reference", "grader.checks.harness", "grader.wire",
                 "grader.models", "grader.observers.observation")
 # transformers' names the course imports: the first such import scans every model's module (1.2 s)
