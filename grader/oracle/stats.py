@@ -164,7 +164,7 @@ def _simulated(strata: tuple, statistic: str) -> float:
 def _statistic_of_rows(counts: np.ndarray, expected: np.ndarray, statistic: str) -> np.ndarray:
     """scipy's power-divergence statistic of each row: counts ``[rows, k]``, expected ``[k]``."""
     return _scipy_stats().power_divergence(counts, np.broadcast_to(expected, counts.shape), lambda_=statistic,
-                                        axis=1)[0]
+                                           axis=1)[0]
 
 
 def _at_the_floor(p_value: float, law_p_value: float) -> str:
