@@ -25,8 +25,8 @@ def missing_steps(exercise: exercises.Exercise, root: Path, mutant_exercises: se
     notebooks = list((root / "notebooks").glob(f"{exercise.lesson:02d}_*.ipynb"))
     if not notebooks:
         missing.append(f"a notebook notebooks/{exercise.lesson:02d}_*.ipynb")
-    elif not any((cell := CHECK_CELL.fullmatch("".join(source["source"]).strip())) and cell.group(1) == exercise.id
-                 for source in json.loads(notebooks[0].read_text())["cells"] if source["cell_type"] == "code"):
+    elif not any((match := CHECK_CELL.fullmatch("".join(cell["source"]).strip())) and match.group(1) == exercise.id
+                 for cell in json.loads(notebooks[0].read_text())["cells"] if cell["cell_type"] == "code"):
         # the test command's one run of the reference's check: notebooks/conftest.py asserts it
         missing.append(f'a cell check("{exercise.id}") in {notebooks[0].name}')
     check = root / (exercise.check.replace(".", "/") + ".py")
